@@ -1,0 +1,177 @@
+# CUDA Labs: a graded CUDA workbook in C.
+#
+#   make grade [LAB=01|vector-add] [SOLUTION=1] [ARGS="--case n=31"]
+#   make test        build everything (every skeleton, solution, the grader)
+#                    and run the unit tests; GPU suites skip without a GPU
+#   make clean
+#
+# Variables you may set: CUDA_HOME, CUDNN_HOME, GPU_ARCH ("80 90"), V=1,
+# WERROR=1, BUILD.
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CC        := gcc
+BUILD     ?= build
+V         ?= 0
+WERROR    ?= 0
+LAB       ?=
+SOLUTION  ?= 0
+ARGS      ?=
+
+# a literal comma, for use inside $(if ...)
+, := ,
+
+Q := $(if $(filter 1,$(V)),,@)
+say = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' $(1) $(2);)
+
+# ---- dependencies: Check and cJSON (installed by `make deps`) -------------
+
+PKG_OK := $(shell pkg-config --exists check libcjson 2>/dev/null && echo 1)
+ifeq ($(PKG_OK),1)
+  DEP_CFLAGS := $(shell pkg-config --cflags libcjson check)
+  CJSON_LIBS := $(shell pkg-config --libs libcjson)
+  CHECK_LIBS := $(shell pkg-config --libs check)
+else
+  CJSON_LIBS := -lcjson
+  CHECK_LIBS := -lcheck -lsubunit -lrt -lm -pthread
+endif
+
+# ---- cuDNN: CUDNN_HOME, the toolkit, or the system paths ------------------
+
+ifdef CUDNN_HOME
+  CUDNN_INC := $(CUDNN_HOME)/include
+  CUDNN_SO  := $(firstword $(wildcard $(CUDNN_HOME)/lib64/libcudnn.so* $(CUDNN_HOME)/lib/libcudnn.so* $(CUDNN_HOME)/lib/x86_64-linux-gnu/libcudnn.so*))
+else
+  CUDNN_H   := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h /usr/include/cudnn.h /usr/local/cudnn/include/cudnn.h))
+  CUDNN_INC := $(patsubst %/,%,$(dir $(CUDNN_H)))
+  CUDNN_SO  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcudnn.so /usr/lib/x86_64-linux-gnu/libcudnn.so $(CUDA_HOME)/lib64/libcudnn.so.9 /usr/lib/x86_64-linux-gnu/libcudnn.so.9 /usr/local/cudnn/lib64/libcudnn.so))
+endif
+CUDNN_DIR  := $(patsubst %/,%,$(dir $(CUDNN_SO)))
+CUDNN_LINK := $(if $(CUDNN_SO),-L$(CUDNN_DIR) -l:$(notdir $(CUDNN_SO)) -Wl$(,)-rpath$(,)$(CUDNN_DIR),-lcudnn)
+
+# ---- GPU architectures ----------------------------------------------------
+
+NVCC_MAJOR := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+OLDEST_SM  := $(if $(filter 1 2 3 4 5 6 7 8 9 10 11 12,$(NVCC_MAJOR)),70,75)
+ifneq ($(GPU_ARCH),)
+  ARCH_FLAGS := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+else ifeq ($(HAVE_GPU),1)
+  ARCH_FLAGS := -arch=native
+else
+  ARCH_FLAGS := -gencode arch=compute_$(OLDEST_SM),code=sm_$(OLDEST_SM) \
+                -gencode arch=compute_80,code=sm_80 \
+                -gencode arch=compute_90,code=[sm_90,compute_90]
+endif
+
+# ---- flags ----------------------------------------------------------------
+
+LAB_DIRS  := $(sort $(wildcard labs/[0-9][0-9]-*))
+LAB_NAMES := $(notdir $(LAB_DIRS))
+INCLUDES  := -Icommon -Igrader -Igrader/labs $(addprefix -I,$(LAB_DIRS)) \
+             -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
+WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
+CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP
+NVFLAGS   := -std=c++17 -O3 $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra $(INCLUDES)
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
+             -lcublas $(CUDNN_LINK)
+LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lstdc++ -ldl -lm
+
+# a submission: one shared library per lab, loaded by the grader
+SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared -Xcompiler -fPIC,-Wall,-Wextra \
+             -cudart shared -Icommon
+
+# ---- objects --------------------------------------------------------------
+
+COMMON_C   := $(wildcard common/*.c)
+COMMON_CU  := $(wildcard common/*.cu)
+GRADER_C   := $(filter-out grader/main.c,$(wildcard grader/*.c)) \
+              $(wildcard grader/labs/*.c)
+COMMON_OBJ := $(COMMON_C:%.c=$(BUILD)/obj/%.o) $(COMMON_CU:%.cu=$(BUILD)/obj/%.cu.o)
+GRADER_OBJ := $(GRADER_C:%.c=$(BUILD)/obj/%.o)
+LIBCORE    := $(BUILD)/lib/libcudalabs.a
+GRADER     := $(BUILD)/bin/grade
+
+STUDENT_SO  := $(LAB_NAMES:%=$(BUILD)/student/%.so)
+SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions/[0-9][0-9]-*)))
+FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
+TESTS       := $(BUILD)/tests/test_common $(BUILD)/tests/test_grader $(BUILD)/tests/test_gpu
+
+# LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
+lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))
+GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
+VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
+
+.PHONY: all grade test deps clean info
+.DEFAULT_GOAL := all
+.SECONDEXPANSION:
+.SECONDARY:
+
+## all: build the grader, every skeleton and every solution
+all: deps $(GRADER) $(STUDENT_SO) $(SOLUTION_SO)
+
+## grade: grade LAB (default: every lab) with the student's code or SOLUTION=1
+grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+	$(Q)rc=0; for l in $(GRADE_LABS); do \
+	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(ARGS) || rc=$$?; \
+	done; exit $$rc
+
+## test: build everything and run the unit tests (GPU suites need a GPU)
+test: all $(TESTS) $(FIXTURE_SO)
+	$(Q)sh grader/tests/run-suites.sh $(TESTS)
+
+## deps: make sure Check and cJSON are there (installs them with apt as root)
+deps:
+	$(Q)sh grader/tests/deps.sh
+
+## info: what the build found
+info:
+	@echo "nvcc:   $(NVCC) (CUDA $(NVCC_MAJOR))"
+	@echo "cuDNN:  include $(or $(CUDNN_INC),NOT FOUND), library $(or $(CUDNN_SO),NOT FOUND)"
+	@echo "GPU:    $(if $(HAVE_GPU),present,none)  arch flags: $(ARCH_FLAGS)"
+	@echo "labs:   $(LAB_NAMES)"
+
+## clean: remove build/
+clean:
+	rm -rf $(BUILD)
+
+# ---- rules ----------------------------------------------------------------
+
+$(BUILD)/obj/%.o: %.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.cu.o: %.cu
+	$(call say,NVCC,$<)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(NVFLAGS) -c -o $@ $<
+
+$(LIBCORE): $(COMMON_OBJ) $(GRADER_OBJ)
+	$(call say,AR,$@)
+	$(Q)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
+
+$(GRADER): $(BUILD)/obj/grader/main.o $(LIBCORE)
+	$(call say,LINK,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/student/%.so: $$(wildcard labs/%/*.cu) $$(wildcard labs/%/*.h)
+	$(call say,NVCC,$@)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -Ilabs/$* -o $@ $(filter %.cu,$^)
+
+$(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
+	$(call say,NVCC,$@)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -Ilabs/$* -o $@ $(filter %.cu,$^)
+
+# fixtures/labNN/x.cu is a known-bad submission for lab NN
+$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu
+	$(call say,NVCC,$@)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE)
+	$(call say,LINK,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
+
+$(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c)
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -DCL_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,34 @@
+/**
+ * @file fileio.h
+ * @brief Small file helpers: atomic writes, whole-file reads, mkdir -p.
+ */
+#ifndef CL_FILEIO_H
+#define CL_FILEIO_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Write @p len bytes to @p path atomically: a temporary file beside it,
+ * fsync, rename. Readers see the old file or the new one, never a part.
+ * Returns 0, or -1 with errno set.
+ */
+int cl_write_atomic(const char *path, const void *data, size_t len);
+
+/**
+ * Read a whole file into a NUL-terminated malloc'd buffer; its length in
+ * *len (may be NULL). Returns NULL with errno set on failure.
+ */
+char *cl_read_file(const char *path, size_t *len);
+
+/** Create @p dir and its parents (like mkdir -p); 0 on success. */
+int cl_mkdirs(const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_FILEIO_H */

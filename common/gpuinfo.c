@@ -1,0 +1,224 @@
+/* gpuinfo.c: GPU facts, library versions, and measured peaks (cached). */
+#define _POSIX_C_SOURCE 200809L
+#include "gpuinfo.h"
+
+#include "fileio.h"
+#include "timing.h"
+
+#include <cjson/cJSON.h>
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#include "errcheck.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void cl_version_string(int v, int is_cudnn, char *buf, size_t len)
+{
+    if (is_cudnn) /* 91400 = 9.14.0 */
+        snprintf(buf, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+    else if (v >= 100000) /* cuBLAS: 130100 = 13.1.0 */
+        snprintf(buf, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+    else /* CUDA: 13000 = 13.0 */
+        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static void format_uuid(const cudaUUID_t *u, char *buf, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)u->bytes;
+    snprintf(buf, len,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10],
+             b[11], b[12], b[13], b[14], b[15]);
+}
+
+int cl_gpu_query(struct cl_gpu_info *g, char *why, size_t why_len)
+{
+    memset(g, 0, sizeof *g);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        if (why)
+            snprintf(why, why_len, "no CUDA GPU found (%s)",
+                     e != cudaSuccess ? cudaGetErrorString(e)
+                                      : "zero devices");
+        cudaGetLastError();
+        return -1;
+    }
+    struct cudaDeviceProp p;
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    snprintf(g->name, sizeof g->name, "%s", p.name);
+    format_uuid(&p.uuid, g->uuid, sizeof g->uuid);
+    g->cc_major = p.major;
+    g->cc_minor = p.minor;
+    g->sm_count = p.multiProcessorCount;
+    g->l2_bytes = (size_t)p.l2CacheSize;
+    g->mem_bytes = p.totalGlobalMem;
+    CUDA_CHECK(cudaDriverGetVersion(&g->driver));
+    CUDA_CHECK(cudaRuntimeGetVersion(&g->runtime));
+    int maj = 0, min = 0, pat = 0;
+    CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &maj));
+    CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &min));
+    CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &pat));
+    g->cublas = maj * 10000 + min * 100 + pat;
+    g->cudnn = (int)cudnnGetVersion();
+    int clock_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) ==
+            cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth,
+                               0) == cudaSuccess)
+        g->bw_theory_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    cudaGetLastError();
+    return 0;
+}
+
+void cl_default_cache_dir(char *buf, size_t len)
+{
+    const char *v;
+    if ((v = getenv("CUDALABS_CACHE")) && *v)
+        snprintf(buf, len, "%s", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+        snprintf(buf, len, "%s/cuda-labs", v);
+    else if ((v = getenv("HOME")) && *v)
+        snprintf(buf, len, "%s/.cache/cuda-labs", v);
+    else
+        snprintf(buf, len, "/tmp/cuda-labs-cache");
+}
+
+int cl_peaks_save(const struct cl_gpu_info *g, const char *path)
+{
+    cJSON *o = cJSON_CreateObject();
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    cJSON_AddStringToObject(o, "gpu", g->name);
+    cJSON_AddStringToObject(o, "uuid", g->uuid);
+    cJSON_AddNumberToObject(o, "driver", g->driver);
+    cJSON_AddNumberToObject(o, "memcpy_gbps", g->memcpy_gbps);
+    cJSON_AddNumberToObject(o, "sgemm_tflops", g->sgemm_tflops);
+    cJSON_AddStringToObject(o, "measured", date);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text)
+        return -1;
+    int rc = cl_write_atomic(path, text, strlen(text));
+    cJSON_free(text);
+    return rc;
+}
+
+int cl_peaks_load(struct cl_gpu_info *g, const char *path)
+{
+    char *text = cl_read_file(path, NULL);
+    if (!text)
+        return -1;
+    cJSON *o = cJSON_Parse(text);
+    free(text);
+    int rc = -1;
+    const cJSON *uuid = cJSON_GetObjectItemCaseSensitive(o, "uuid");
+    const cJSON *drv = cJSON_GetObjectItemCaseSensitive(o, "driver");
+    const cJSON *bw = cJSON_GetObjectItemCaseSensitive(o, "memcpy_gbps");
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(o, "sgemm_tflops");
+    if (cJSON_IsString(uuid) && strcmp(uuid->valuestring, g->uuid) == 0 &&
+        cJSON_IsNumber(drv) && (int)drv->valuedouble == g->driver &&
+        cJSON_IsNumber(bw) && bw->valuedouble > 0 && cJSON_IsNumber(fl) &&
+        fl->valuedouble > 0) {
+        g->memcpy_gbps = bw->valuedouble;
+        g->sgemm_tflops = fl->valuedouble;
+        g->calibrated = 1;
+        rc = 0;
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
+struct copy_ctx {
+    void *dst;
+    const void *src;
+    size_t bytes;
+};
+
+static void run_copy(void *ctx, cudaStream_t s)
+{
+    struct copy_ctx *c = ctx;
+    CUDA_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes,
+                               cudaMemcpyDeviceToDevice, s));
+}
+
+struct sgemm_ctx {
+    cublasHandle_t h;
+    const float *a, *b;
+    float *c;
+    int n;
+};
+
+static void run_sgemm(void *ctx, cudaStream_t s)
+{
+    struct sgemm_ctx *g = ctx;
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasSetStream(g->h, s));
+    CUBLAS_CHECK(cublasSgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n,
+                             &one, g->a, g->n, g->b, g->n, &zero, g->c, g->n));
+}
+
+static void measure_peaks(struct cl_gpu_info *g)
+{
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreate(&s));
+    struct cl_timer *t = cl_timer_create(s);
+    struct cl_timing_opts o = cl_timing_defaults();
+    o.min_reps = 10;
+
+    /* copy: 1 GiB, or an eighth of memory on small cards */
+    size_t bytes = (size_t)1 << 30;
+    if (bytes > g->mem_bytes / 8)
+        bytes = g->mem_bytes / 8;
+    struct copy_ctx cc = {0};
+    cc.bytes = bytes;
+    CUDA_CHECK(cudaMalloc(&cc.dst, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&cc.src, bytes));
+    CUDA_CHECK(cudaMemsetAsync((void *)cc.src, 1, bytes, s));
+    struct cl_timed copy = {"memcpy", run_copy, &cc, {0}};
+    CUDA_CHECK(cl_time_interleaved(t, &copy, 1, &o));
+    g->memcpy_gbps = 2.0 * bytes / (copy.ms.median * 1e-3) / 1e9;
+    CUDA_CHECK(cudaFree(cc.dst));
+    CUDA_CHECK(cudaFree((void *)cc.src));
+
+    /* SGEMM 4096^3 in cuBLAS's default FP32 math */
+    struct sgemm_ctx sg = {0};
+    sg.n = 4096;
+    size_t mbytes = (size_t)sg.n * sg.n * sizeof(float);
+    CUBLAS_CHECK(cublasCreate(&sg.h));
+    CUDA_CHECK(cudaMalloc((void **)&sg.a, mbytes));
+    CUDA_CHECK(cudaMalloc((void **)&sg.b, mbytes));
+    CUDA_CHECK(cudaMalloc((void **)&sg.c, mbytes));
+    CUDA_CHECK(cudaMemsetAsync((void *)sg.a, 0x3c, mbytes, s));
+    CUDA_CHECK(cudaMemsetAsync((void *)sg.b, 0x3c, mbytes, s));
+    struct cl_timed gemm = {"sgemm", run_sgemm, &sg, {0}};
+    CUDA_CHECK(cl_time_interleaved(t, &gemm, 1, &o));
+    g->sgemm_tflops = 2.0 * sg.n * (double)sg.n * sg.n /
+                      (gemm.ms.median * 1e-3) / 1e12;
+    CUDA_CHECK(cudaFree((void *)sg.a));
+    CUDA_CHECK(cudaFree((void *)sg.b));
+    CUDA_CHECK(cudaFree(sg.c));
+    CUBLAS_CHECK(cublasDestroy(sg.h));
+
+    cl_timer_destroy(t);
+    CUDA_CHECK(cudaStreamDestroy(s));
+    g->calibrated = 1;
+}
+
+void cl_gpu_calibrate(struct cl_gpu_info *g, const char *cache_dir, int force)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/peaks-%s.json", cache_dir, g->uuid);
+    if (!force && cl_peaks_load(g, path) == 0)
+        return;
+    measure_peaks(g);
+    if (cl_mkdirs(cache_dir) == 0)
+        cl_peaks_save(g, path); /* best effort: a read-only home is fine */
+}

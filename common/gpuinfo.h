@@ -1,0 +1,70 @@
+/**
+ * @file gpuinfo.h
+ * @brief What GPU this is, the library versions, and its measured peaks.
+ *
+ * The peaks are measured once per GPU (a 1 GiB device-to-device copy, and a
+ * 4096^3 FP32 SGEMM through cuBLAS in its default math) and cached as JSON
+ * under the cache directory, keyed by the GPU's UUID and the driver.
+ */
+#ifndef CL_GPUINFO_H
+#define CL_GPUINFO_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A GPU and the software around it. Plain data: it crosses a pipe. */
+struct cl_gpu_info {
+    char name[256];       /**< e.g. "NVIDIA H200" */
+    char uuid[48];        /**< "GPU-xxxxxxxx-..." */
+    int device;           /**< CUDA device index */
+    int cc_major;         /**< compute capability */
+    int cc_minor;
+    int sm_count;         /**< multiprocessors */
+    size_t l2_bytes;      /**< L2 cache size */
+    size_t mem_bytes;     /**< global memory */
+    int driver;           /**< cudaDriverGetVersion, e.g. 13000 */
+    int runtime;          /**< cudaRuntimeGetVersion */
+    int cublas;           /**< e.g. 130100 */
+    int cudnn;            /**< e.g. 91400 */
+    double bw_theory_gbps; /**< from memory clock and bus width (0 if unknown) */
+    double memcpy_gbps;   /**< measured D2D copy, bytes read + written */
+    double sgemm_tflops;  /**< measured FP32 SGEMM */
+    int calibrated;       /**< memcpy_gbps and sgemm_tflops are valid */
+};
+
+/**
+ * Fill @p g for device 0. Returns 0, or -1 when there is no usable CUDA
+ * device; then @p why (if not NULL) says why in one line.
+ */
+int cl_gpu_query(struct cl_gpu_info *g, char *why, size_t why_len);
+
+/** Format a CUDA-style version (13000 -> "13.0", 91400 -> "9.14.0"). */
+void cl_version_string(int v, int is_cudnn, char *buf, size_t len);
+
+/**
+ * Fill the measured peaks of @p g: read them from @p cache_dir when present
+ * (and @p force is 0), else measure and write the cache (best effort).
+ */
+void cl_gpu_calibrate(struct cl_gpu_info *g, const char *cache_dir, int force);
+
+/** Write the peaks of @p g as JSON to @p path atomically; 0 on success. */
+int cl_peaks_save(const struct cl_gpu_info *g, const char *path);
+
+/**
+ * Read peaks for @p g from @p path: only when the file names the same UUID
+ * and driver. Returns 0 and sets g->calibrated, or -1.
+ */
+int cl_peaks_load(struct cl_gpu_info *g, const char *path);
+
+/** The default cache directory: $CUDALABS_CACHE, $XDG_CACHE_HOME/cuda-labs
+ *  or $HOME/.cache/cuda-labs. */
+void cl_default_cache_dir(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_GPUINFO_H */

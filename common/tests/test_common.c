@@ -1,0 +1,406 @@
+/* test_common.c: the CPU-side logic of common/ (no GPU needed). */
+#define _POSIX_C_SOURCE 200809L
+#include "compare.h"
+#include "fatal.h"
+#include "fileio.h"
+#include "gpuinfo.h"
+#include "guard.h"
+#include "rng.h"
+#include "stats.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct cl_tolerance TOL = {1e-6, 1e-5, 0.0};
+
+static float poison(void)
+{
+    uint32_t bits = CL_POISON_F32;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+// ---- compare ---------------------------------------------------------------
+
+START_TEST(test_compare_exact_passes)
+{
+    float got[] = {1.0f, -2.5f, 0.0f};
+    double ref[] = {1.0, -2.5, 0.0};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, 3, &TOL, &c);
+    ck_assert_int_eq(c.pass, 1);
+    ck_assert_uint_eq(c.n_bad, 0);
+    ck_assert_double_eq(c.max_abs_err, 0.0);
+    ck_assert_double_eq(c.rel_l2, 0.0);
+}
+END_TEST
+
+START_TEST(test_compare_tolerance_edge)
+{
+    /* atol + rtol*|ref| = 1e-6 + 1e-5 * 100 = 1.001e-3 */
+    float got[] = {100.0009f, 100.002f};
+    double ref[] = {100.0, 100.0};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, 2, &TOL, &c);
+    ck_assert_uint_eq(c.n_bad, 1);
+    ck_assert_uint_eq(c.first[0].index, 1);
+    ck_assert_double_eq_tol(c.first[0].got, 100.002, 1e-4);
+    ck_assert_int_eq(c.pass, 0);
+}
+END_TEST
+
+START_TEST(test_compare_counts_unwritten_and_nan)
+{
+    float got[] = {1.0f, poison(), NAN, INFINITY, 5.0f};
+    double ref[] = {1.0, 2.0, 3.0, 4.0, 5.0};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, 5, &TOL, &c);
+    ck_assert_uint_eq(c.n_bad, 3);
+    ck_assert_uint_eq(c.n_unwritten, 1);
+    ck_assert_uint_eq(c.n_nonfinite, 2);
+    ck_assert_int_eq(c.first[0].unwritten, 1);
+    ck_assert_uint_eq(c.first[1].index, 2);
+    char msg[512];
+    cl_compare_describe(&c, "c", msg, sizeof msg);
+    ck_assert_str_eq(msg, "c: 3 of 5 elements wrong (1 never written) "
+                          "(2 NaN or Inf); first: [1] unwritten, expected 2; "
+                          "[2] got nan, expected 3; [3] got inf, expected 4");
+}
+END_TEST
+
+START_TEST(test_compare_all_unwritten_message)
+{
+    float got[4];
+    for (int i = 0; i < 4; i++)
+        got[i] = poison();
+    double ref[] = {1, 2, 3, 4};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, 4, &TOL, &c);
+    char msg[512];
+    cl_compare_describe(&c, "c", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "none of the 4 elements was written"));
+}
+END_TEST
+
+START_TEST(test_compare_zeros_fail)
+{
+    float got[3] = {0, 0, 0};
+    double ref[] = {0.5, -0.25, 1.0};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, 3, &TOL, &c);
+    ck_assert_int_eq(c.pass, 0);
+    ck_assert_uint_eq(c.n_bad, 3);
+    ck_assert_double_eq_tol(c.rel_l2, 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_compare_norm_bound)
+{
+    /* each element inside a loose elementwise bound, norm bound fails:
+     * rel_l2 = 1e-3 (half precision territory) */
+    struct cl_tolerance tol = {0.0, 1e-2, 1e-4};
+    float got[] = {1.001f, 2.002f};
+    double ref[] = {1.0, 2.0};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, 2, &tol, &c);
+    ck_assert_uint_eq(c.n_bad, 0);
+    ck_assert_int_eq(c.norm_ok, 0);
+    ck_assert_int_eq(c.pass, 0);
+    ck_assert_double_eq_tol(c.rel_l2, 1e-3, 1e-6);
+}
+END_TEST
+
+START_TEST(test_compare_sampled_indices)
+{
+    float got[] = {9, 1, 9, 3};
+    double ref[] = {1.0, 3.0};
+    size_t idx[] = {1, 3};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, idx, 2, &TOL, &c);
+    ck_assert_int_eq(c.pass, 1);
+    ck_assert_uint_eq(c.n, 2);
+}
+END_TEST
+
+// ---- stats -----------------------------------------------------------------
+
+START_TEST(test_stats_odd_even)
+{
+    double odd[] = {5, 1, 3};
+    double even[] = {4, 1, 3, 2};
+    struct cl_stats s;
+    ck_assert_int_eq(cl_stats_compute(odd, 3, &s), 0);
+    ck_assert_double_eq(s.median, 3.0);
+    ck_assert_double_eq(s.min, 1.0);
+    ck_assert_double_eq(s.max, 5.0);
+    ck_assert_double_eq(s.mean, 3.0);
+    ck_assert_int_eq(cl_stats_compute(even, 4, &s), 0);
+    ck_assert_double_eq(s.median, 2.5);
+    ck_assert_double_eq(s.q1, 1.75);
+    ck_assert_double_eq(s.q3, 3.25);
+    ck_assert_double_eq_tol(s.spread, 1.5 / 2.5, 1e-12);
+    ck_assert_double_eq(odd[0], 5.0); /* input untouched */
+}
+END_TEST
+
+START_TEST(test_stats_empty)
+{
+    struct cl_stats s;
+    ck_assert_int_eq(cl_stats_compute(NULL, 0, &s), -1);
+    ck_assert_int_eq(s.n, 0);
+    ck_assert_double_eq(s.median, 0.0);
+}
+END_TEST
+
+START_TEST(test_stats_outlier_robust)
+{
+    double x[] = {1.0, 1.01, 0.99, 1.0, 50.0, 1.0, 1.02};
+    struct cl_stats s;
+    cl_stats_compute(x, 7, &s);
+    ck_assert_double_eq(s.median, 1.0);
+    ck_assert_double_eq(s.max, 50.0);
+}
+END_TEST
+
+START_TEST(test_stats_stability)
+{
+    double flat[] = {1.0, 1.001, 0.999, 1.0, 1.0, 1.001, 0.999, 1.0};
+    double drift[] = {1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0};
+    ck_assert_int_eq(cl_stats_stable(flat, 8, 0.01), 1);
+    ck_assert_int_eq(cl_stats_stable(drift, 8, 0.01), 0);
+    ck_assert_int_eq(cl_stats_stable(flat, 5, 0.01), 0); /* too few */
+}
+END_TEST
+
+// ---- guards ----------------------------------------------------------------
+
+START_TEST(test_scan_bytes)
+{
+    unsigned char g[64];
+    memset(g, CL_CANARY, sizeof g);
+    size_t first = 99, last = 99;
+    ck_assert_uint_eq(cl_scan_bytes(g, 64, CL_CANARY, &first, &last), 0);
+    ck_assert_uint_eq(first, 99);
+    g[3] = 0;
+    g[40] = 1;
+    ck_assert_uint_eq(cl_scan_bytes(g, 64, CL_CANARY, &first, &last), 2);
+    ck_assert_uint_eq(first, 3);
+    ck_assert_uint_eq(last, 40);
+}
+END_TEST
+
+START_TEST(test_count_poison)
+{
+    float p[] = {1.0f, poison(), 2.0f, poison(), NAN};
+    size_t first = 0;
+    ck_assert_uint_eq(cl_count_poison_f32(p, 5, &first), 2);
+    ck_assert_uint_eq(first, 1);
+}
+END_TEST
+
+START_TEST(test_guard_describe)
+{
+    struct cl_guard_report r = {0, 4, 10};
+    char msg[256];
+    ck_assert_int_eq(cl_guard_describe(&r, "c", 4, msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "out-of-bounds write past the end of c: 4 bytes "
+                          "changed, first at element 10");
+    struct cl_guard_report front = {8, 0, -2};
+    cl_guard_describe(&front, "c", 4, msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "before the start of c"));
+    ck_assert_ptr_nonnull(strstr(msg, "element -2"));
+    struct cl_guard_report clean = {0, 0, 0};
+    ck_assert_int_eq(cl_guard_describe(&clean, "c", 4, msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "");
+}
+END_TEST
+
+// ---- rng -------------------------------------------------------------------
+
+START_TEST(test_rng_reproducible)
+{
+    ck_assert_float_eq(cl_rand_uniform(42, 1, 7, -1, 1),
+                       cl_rand_uniform(42, 1, 7, -1, 1));
+    ck_assert_float_ne(cl_rand_uniform(42, 1, 7, -1, 1),
+                       cl_rand_uniform(43, 1, 7, -1, 1));
+    ck_assert_float_ne(cl_rand_uniform(42, 1, 7, -1, 1),
+                       cl_rand_uniform(42, 2, 7, -1, 1));
+    /* splitmix64's finaliser of 0 is 0; of 1 is this known constant */
+    ck_assert_uint_eq(cl_mix64(0), 0);
+    ck_assert_uint_eq(cl_mix64(1), 0x5692161d100b05e5ULL);
+}
+END_TEST
+
+START_TEST(test_rng_range_and_mean)
+{
+    enum { N = 100000 };
+    float *p = malloc(N * sizeof *p);
+    cl_fill_uniform_host(p, N, 1234, 3, -1.0f, 1.0f);
+    double sum = 0;
+    for (int i = 0; i < N; i++) {
+        ck_assert(p[i] >= -1.0f && p[i] < 1.0f);
+        /* a multiple of 2^-23: exact in float, so sums of two are exact */
+        double scaled = (double)p[i] * 8388608.0;
+        ck_assert_double_eq(scaled, floor(scaled));
+        sum += p[i];
+    }
+    ck_assert_double_lt(fabs(sum / N), 0.01);
+    free(p);
+}
+END_TEST
+
+// ---- fatal, files, versions --------------------------------------------------
+
+START_TEST(test_fatal_format)
+{
+    char buf[256];
+    cl_fatal_format(buf, sizeof buf, "x.c", 12, "cudaMalloc(&p, n)", "CUDA",
+                    "out of memory");
+    ck_assert_str_eq(buf, "x.c:12: CUDA error: out of memory\n"
+                          "  in: cudaMalloc(&p, n)");
+}
+END_TEST
+
+/* the hook sees the formatted message first: exit 42 when it is right */
+static void hook(const char *m)
+{
+    _exit(strcmp(m, "y.c:3: cuDNN error: bad param\n  in: f()") ? 43 : 42);
+}
+
+START_TEST(test_fatal_calls_hook)
+{
+    cl_set_fatal_hook(hook);
+    cl_fatal("y.c", 3, "f()", "cuDNN", "bad param");
+}
+END_TEST
+
+START_TEST(test_fatal_exits_without_hook)
+{
+    ck_assert_ptr_null(cl_set_fatal_hook(NULL));
+    cl_fatal("y.c", 3, "f()", "cuDNN", "bad param");
+}
+END_TEST
+
+START_TEST(test_atomic_write_and_read)
+{
+    char dir[] = "/tmp/cl-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char sub[512], path[600];
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    ck_assert_int_eq(cl_mkdirs(sub), 0);
+    ck_assert_int_eq(cl_mkdirs(sub), 0); /* exists: fine */
+    snprintf(path, sizeof path, "%s/f.json", sub);
+    ck_assert_int_eq(cl_write_atomic(path, "{\"x\":1}", 7), 0);
+    ck_assert_int_eq(cl_write_atomic(path, "{\"x\":22}", 8), 0);
+    size_t n = 0;
+    char *text = cl_read_file(path, &n);
+    ck_assert_str_eq(text, "{\"x\":22}");
+    ck_assert_uint_eq(n, 8);
+    free(text);
+    ck_assert_ptr_null(cl_read_file("/nonexistent/x", NULL));
+    ck_assert_int_eq(cl_write_atomic("/nonexistent/dir/x", "a", 1), -1);
+}
+END_TEST
+
+START_TEST(test_version_strings)
+{
+    char b[32];
+    cl_version_string(13000, 0, b, sizeof b);
+    ck_assert_str_eq(b, "13.0");
+    cl_version_string(12080, 0, b, sizeof b);
+    ck_assert_str_eq(b, "12.8");
+    cl_version_string(91400, 1, b, sizeof b);
+    ck_assert_str_eq(b, "9.14.0");
+    cl_version_string(130100, 0, b, sizeof b);
+    ck_assert_str_eq(b, "13.1.0");
+}
+END_TEST
+
+START_TEST(test_peaks_cache_round_trip)
+{
+    char dir[] = "/tmp/cl-peaks-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[600];
+    snprintf(path, sizeof path, "%s/peaks.json", dir);
+    struct cl_gpu_info g;
+    memset(&g, 0, sizeof g);
+    strcpy(g.uuid, "GPU-1234");
+    g.driver = 13000;
+    g.memcpy_gbps = 4224.5;
+    g.sgemm_tflops = 51.2;
+    ck_assert_int_eq(cl_peaks_save(&g, path), 0);
+
+    struct cl_gpu_info h;
+    memset(&h, 0, sizeof h);
+    strcpy(h.uuid, "GPU-1234");
+    h.driver = 13000;
+    ck_assert_int_eq(cl_peaks_load(&h, path), 0);
+    ck_assert_double_eq(h.memcpy_gbps, 4224.5);
+    ck_assert_double_eq(h.sgemm_tflops, 51.2);
+    ck_assert_int_eq(h.calibrated, 1);
+
+    /* another GPU, or a new driver, must measure again */
+    struct cl_gpu_info other = h;
+    other.calibrated = 0;
+    strcpy(other.uuid, "GPU-9999");
+    ck_assert_int_eq(cl_peaks_load(&other, path), -1);
+    other = h;
+    other.driver = 13010;
+    ck_assert_int_eq(cl_peaks_load(&other, path), -1);
+
+    /* a corrupt file is ignored, not trusted */
+    ck_assert_int_eq(cl_write_atomic(path, "{not json", 9), 0);
+    struct cl_gpu_info c = h;
+    c.calibrated = 0;
+    ck_assert_int_eq(cl_peaks_load(&c, path), -1);
+    ck_assert_int_eq(c.calibrated, 0);
+}
+END_TEST
+
+static Suite *common_suite(void)
+{
+    Suite *s = suite_create("common");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_compare_exact_passes);
+    tcase_add_test(core, test_compare_counts_unwritten_and_nan);
+    tcase_add_test(core, test_compare_sampled_indices);
+    tcase_add_test(core, test_stats_odd_even);
+    tcase_add_test(core, test_stats_outlier_robust);
+    tcase_add_test(core, test_stats_stability);
+    tcase_add_test(core, test_scan_bytes);
+    tcase_add_test(core, test_count_poison);
+    tcase_add_test(core, test_guard_describe);
+    tcase_add_test(core, test_rng_reproducible);
+    tcase_add_test(core, test_rng_range_and_mean);
+    tcase_add_test(core, test_fatal_format);
+    tcase_add_exit_test(core, test_fatal_calls_hook, 42);
+    tcase_add_exit_test(core, test_fatal_exits_without_hook, CL_FATAL_EXIT);
+    tcase_add_test(core, test_atomic_write_and_read);
+    tcase_add_test(core, test_version_strings);
+    tcase_add_test(core, test_peaks_cache_round_trip);
+    suite_add_tcase(s, core);
+
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_compare_tolerance_edge);
+    tcase_add_test(limits, test_compare_all_unwritten_message);
+    tcase_add_test(limits, test_compare_zeros_fail);
+    tcase_add_test(limits, test_compare_norm_bound);
+    tcase_add_test(limits, test_stats_empty);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(common_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed;
+}

@@ -1,0 +1,254 @@
+/* cli.c: options, lab lookup, and the run from the command line. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "engine.h"
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CL_VERSION "1.0.0"
+
+static void usage(FILE *f, const char *prog)
+{
+    fprintf(f,
+            "usage: %s [options] LAB\n"
+            "Grade a CUDA Labs submission: correctness first, then speed "
+            "against the\nlibrary baseline, timed in the same run.\n\n"
+            "  LAB                 01, 1, vector-add or 01-vector-add\n"
+            "  -l, --lib FILE      the submission, built as a shared library\n"
+            "                      (default: build/student/NN-name.so)\n"
+            "  -S, --solution      grade the reference solution instead\n"
+            "  -s, --seed N        input seed (default: random; printed)\n"
+            "  -j, --json FILE     write Gradescope results.json to FILE\n"
+            "  -c, --case NAME     run one case only\n"
+            "  -q, --quick         run the quick subset\n"
+            "  -t, --timeout SEC   limit per case (default: the lab's)\n"
+            "      --source FILE   the student's source, for hints\n"
+            "      --cache DIR     calibration cache directory\n"
+            "      --recalibrate   measure the GPU's peaks again\n"
+            "      --no-color      plain output (also NO_COLOR=1)\n"
+            "      --list          list the labs, or LAB's cases\n"
+            "  -h, --help          this text\n"
+            "  -V, --version       the grader's version\n\n"
+            "exit codes: 0 graded, all correct; 1 graded, a case failed; "
+            "2 usage error;\n3 no GPU; 4 forbidden library; 5 submission "
+            "cannot be loaded; 6 internal error\n",
+            prog);
+}
+
+static int usage_error(const char *prog, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    return CL_EXIT_USAGE;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !(v > 0) || v > 86400)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static uint64_t random_seed(void)
+{
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+            s = 0;
+        close(fd);
+    }
+    if (!s)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    return s % 1000000000ULL; /* short enough to retype */
+}
+
+static void list_labs(const struct cl_lab *const *extra)
+{
+    (void)extra;
+    for (const struct cl_lab *const *l = cl_labs; *l; l++)
+        printf("%s  %-20s %s\n", (*l)->id, (*l)->slug, (*l)->title);
+}
+
+static void list_cases(const struct cl_lab *lab)
+{
+    for (int i = 0; i < lab->ncases; i++) {
+        const struct cl_case *c = &lab->cases[i];
+        printf("%-26s %-8s %5.1f points%s\n", c->name,
+               c->kind == CL_CASE_SPEED ? "speed" : "correct", c->points,
+               c->quick ? "  (quick)" : "");
+    }
+}
+
+static void lab_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const struct cl_lab *const *l = cl_labs; *l && used < len; l++) {
+        int k = snprintf(buf + used, len - used, "%s%s %s",
+                         used ? ", " : "", (*l)->id, (*l)->slug);
+        if (k > 0)
+            used += (size_t)k;
+    }
+}
+
+int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
+{
+    enum { OPT_SOURCE = 256, OPT_CACHE, OPT_RECAL, OPT_NOCOLOR, OPT_LIST };
+    static const struct option longopts[] = {
+        {"lib", required_argument, NULL, 'l'},
+        {"solution", no_argument, NULL, 'S'},
+        {"seed", required_argument, NULL, 's'},
+        {"json", required_argument, NULL, 'j'},
+        {"case", required_argument, NULL, 'c'},
+        {"quick", no_argument, NULL, 'q'},
+        {"timeout", required_argument, NULL, 't'},
+        {"source", required_argument, NULL, OPT_SOURCE},
+        {"cache", required_argument, NULL, OPT_CACHE},
+        {"recalibrate", no_argument, NULL, OPT_RECAL},
+        {"no-color", no_argument, NULL, OPT_NOCOLOR},
+        {"list", no_argument, NULL, OPT_LIST},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *prog = "grade";
+    struct cl_grade_opts o;
+    memset(&o, 0, sizeof o);
+    const char *json = NULL, *source = NULL;
+    int solution = 0, have_seed = 0, list = 0;
+    int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        color = 0;
+
+    optind = 0; /* reset: tests call this more than once */
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":l:Ss:j:c:qt:hV", longopts,
+                             NULL)) != -1) {
+        switch (ch) {
+        case 'l': o.lib_path = optarg; break;
+        case 'S': solution = 1; break;
+        case 's':
+            if (parse_u64(optarg, &o.seed))
+                return usage_error(prog, "bad seed '%s' (a non-negative "
+                                         "integer)", optarg);
+            have_seed = 1;
+            break;
+        case 'j': json = optarg; break;
+        case 'c': o.only_case = optarg; break;
+        case 'q': o.quick = 1; break;
+        case 't':
+            if (parse_seconds(optarg, &o.timeout_s))
+                return usage_error(prog, "bad timeout '%s' (seconds, > 0)",
+                                   optarg);
+            break;
+        case OPT_SOURCE: source = optarg; break;
+        case OPT_CACHE: o.cache_dir = optarg; break;
+        case OPT_RECAL: o.recalibrate = 1; break;
+        case OPT_NOCOLOR: color = 0; break;
+        case OPT_LIST: list = 1; break;
+        case 'h': usage(stdout, prog); return CL_EXIT_OK;
+        case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
+        case ':':
+            return usage_error(prog, "option '%s' needs a value",
+                               argv[optind - 1]);
+        default:
+            return usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        if (list) {
+            list_labs(extra);
+            return CL_EXIT_OK;
+        }
+        return usage_error(prog, "%s", "which lab? (for example: grade 01)");
+    }
+    if (optind + 1 < argc)
+        return usage_error(prog, "one lab at a time (extra argument '%s')",
+                           argv[optind + 1]);
+    const struct cl_lab *lab = cl_lab_find(argv[optind], extra);
+    if (!lab) {
+        char names[512];
+        lab_names(names, sizeof names);
+        fprintf(stderr, "%s: unknown lab '%s' (labs: %s)\nTry '%s --help'.\n",
+                prog, argv[optind], names, prog);
+        return CL_EXIT_USAGE;
+    }
+    if (list) {
+        list_cases(lab);
+        return CL_EXIT_OK;
+    }
+    char lib[1024], src[1024];
+    if (!o.lib_path) {
+        snprintf(lib, sizeof lib, "build/%s/%s-%s.so",
+                 solution ? "solution" : "student", lab->id, lab->slug);
+        o.lib_path = lib;
+    }
+    if (!source && !solution) {
+        snprintf(src, sizeof src, "%s", lab->source);
+        source = src;
+    }
+    if (access(o.lib_path, R_OK) != 0) {
+        fprintf(stderr, "%s: cannot read the submission '%s': %s (run 'make "
+                        "grade LAB=%s' to build it)\n",
+                prog, o.lib_path, strerror(errno), lab->id);
+        return CL_EXIT_LOAD;
+    }
+    if (!have_seed)
+        o.seed = random_seed();
+    o.progress = isatty(STDERR_FILENO);
+
+    static struct cl_grade g;
+    enum cl_exit rc = cl_grade_run(lab, &o, &g);
+    if (rc == CL_EXIT_USAGE) {
+        fprintf(stderr, "%s: %s\n", prog, g.summary);
+        list_cases(lab);
+        return rc;
+    }
+    if (rc == CL_EXIT_NO_GPU) {
+        /* one line, as promised */
+        fprintf(stderr, "%s: %s: nothing graded (exit %d)\n", prog,
+                g.summary, rc);
+    } else {
+        cl_report_print(stdout, &g, color, source);
+        fflush(stdout);
+    }
+    if (json && cl_report_write_json(&g, json) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, json,
+                strerror(errno));
+        return CL_EXIT_INTERNAL;
+    }
+    if (rc != CL_EXIT_NO_GPU)
+        printf("replay with --seed %" PRIu64 "\n", o.seed);
+    return rc;
+}

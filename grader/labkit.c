@@ -1,0 +1,121 @@
+/* labkit.c: the common steps of a lab spec's run function. */
+#include "labkit.h"
+
+#include "errcheck.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* errors that leave the context usable; everything else needs a restart */
+static int is_sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorInvalidValue:
+    case cudaErrorLaunchOutOfResources:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorInvalidResourceHandle:
+    case cudaErrorMemoryAllocation:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static const char *error_hint(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorInvalidConfiguration:
+        return "launch configuration out of range: zero blocks, more than "
+               "1024 threads per block, or too much shared memory";
+    case cudaErrorIllegalAddress:
+        return "a kernel read or wrote outside its memory: check the bounds "
+               "test and the index arithmetic";
+    case cudaErrorMisalignedAddress:
+        return "a vector load or store on a pointer that is not aligned "
+               "to its width";
+    case cudaErrorLaunchOutOfResources:
+        return "too many registers or threads per block for this launch";
+    case cudaErrorAssert:
+        return "a device-side assert failed";
+    default:
+        return "see the CUDA documentation for this error";
+    }
+}
+
+int cl_student_error(cudaStream_t s, const char *when, struct cl_result *r)
+{
+    cudaError_t e = cudaStreamSynchronize(s);
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e == cudaSuccess)
+        return 0;
+    cudaGetLastError(); /* clear a non-sticky error for the next case */
+    r->status = CL_ST_CUDA;
+    r->restart = is_sticky(e);
+    snprintf(r->msg, sizeof r->msg, "CUDA error %s: %s (%s): %s", when,
+             cudaGetErrorName(e), cudaGetErrorString(e), error_hint(e));
+    return 1;
+}
+
+int cl_check_guards(const struct cl_dbuf *const *bufs,
+                    const char *const *names, int n, size_t elem,
+                    cudaStream_t s, struct cl_result *r)
+{
+    for (int i = 0; i < n; i++) {
+        struct cl_guard_report g;
+        if (!cl_dbuf_check(bufs[i], elem, s, &g))
+            continue;
+        r->status = CL_ST_OOB;
+        cl_guard_describe(&g, names[i], elem, r->msg, sizeof r->msg);
+        return 1;
+    }
+    return 0;
+}
+
+int cl_verdict(const struct cl_compare *c, const char *what,
+               struct cl_result *r)
+{
+    if (c->pass)
+        return 0;
+    r->status = CL_ST_WRONG;
+    cl_compare_describe(c, what, r->msg, sizeof r->msg);
+    return 1;
+}
+
+int cl_check_output(const float *d_out, const double *ref, size_t n,
+                    const struct cl_tolerance *tol, const char *what,
+                    struct cl_result *r)
+{
+    float *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h)
+        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    CUDA_CHECK(cudaMemcpy(h, d_out, n * sizeof *h, cudaMemcpyDeviceToHost));
+    struct cl_compare c;
+    cl_compare_f32(h, ref, NULL, n, tol, &c);
+    free(h);
+    return cl_verdict(&c, what, r);
+}
+
+int cl_time_case(const struct cl_ctx *ctx, struct cl_timed *items, int n,
+                 struct cl_result *r)
+{
+    struct cl_timing_opts o = cl_timing_defaults();
+    cudaError_t e = cl_time_interleaved(ctx->timer, items, n, &o);
+    if (e != cudaSuccess) {
+        r->status = CL_ST_CUDA;
+        r->restart = is_sticky(e);
+        snprintf(r->msg, sizeof r->msg,
+                 "CUDA error while timing (your code failed when called "
+                 "repeatedly): %s (%s)",
+                 cudaGetErrorName(e), cudaGetErrorString(e));
+        return 1;
+    }
+    r->timed = 1;
+    r->t_ms = items[0].ms.median;
+    r->t_spread = items[0].ms.spread;
+    r->base_ms = n > 1 ? items[1].ms.median : 0;
+    r->ceil_ms = n > 2 ? items[2].ms.median : 0;
+    return 0;
+}

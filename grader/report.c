@@ -1,0 +1,305 @@
+/* report.c: the terminal table and results.json. */
+#define _POSIX_C_SOURCE 200809L
+#include "report.h"
+
+#include "fileio.h"
+#include "score.h"
+
+#include <cjson/cJSON.h>
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static const char *metric_unit(const struct cl_lab *lab)
+{
+    return lab->metric == CL_METRIC_GBPS ? "GB/s" : "TFLOP/s";
+}
+
+/* throughput of the student's call in the lab's unit */
+static double throughput(const struct cl_lab *lab, const struct cl_result *r)
+{
+    double scale = lab->metric == CL_METRIC_GBPS ? 1e9 : 1e12;
+    return r->t_ms > 0 ? r->work / (r->t_ms * 1e-3) / scale : 0.0;
+}
+
+/* the ceiling's rate: measured in this case, else the calibrated peak */
+static double ceiling_rate(const struct cl_grade *g, const struct cl_result *r)
+{
+    const struct cl_lab *lab = g->lab;
+    double scale = lab->metric == CL_METRIC_GBPS ? 1e9 : 1e12;
+    if (r->ceil_ms > 0 && r->ceil_work > 0)
+        return r->ceil_work / (r->ceil_ms * 1e-3) / scale;
+    if (!g->have_gpu)
+        return 0.0;
+    return lab->metric == CL_METRIC_GBPS ? g->gpu.memcpy_gbps
+                                         : g->gpu.sgemm_tflops;
+}
+
+static const char *ceiling_name(const struct cl_lab *lab)
+{
+    if (lab->ceiling)
+        return lab->ceiling;
+    return lab->metric == CL_METRIC_GBPS ? "memcpy" : "SGEMM peak";
+}
+
+void cl_report_platform(const struct cl_grade *g, char *buf, size_t len)
+{
+    if (!g->have_gpu) {
+        snprintf(buf, len, "no GPU");
+        return;
+    }
+    char cuda[16], blas[16], dnn[16];
+    cl_version_string(g->gpu.runtime, 0, cuda, sizeof cuda);
+    cl_version_string(g->gpu.cublas, 0, blas, sizeof blas);
+    cl_version_string(g->gpu.cudnn, 1, dnn, sizeof dnn);
+    snprintf(buf, len, "%s (sm_%d%d, %d SMs), CUDA %s, cuBLAS %s, cuDNN %s",
+             g->gpu.name, g->gpu.cc_major, g->gpu.cc_minor, g->gpu.sm_count,
+             cuda, blas, dnn);
+}
+
+int cl_find_marker(const char *source, const char *marker, int *count)
+{
+    if (count)
+        *count = 0;
+    if (!source || !marker)
+        return 0;
+    char *text = cl_read_file(source, NULL);
+    if (!text)
+        return 0;
+    int line = 1, first = 0, n = 0;
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        if (strstr(p, marker)) {
+            if (!first)
+                first = line;
+            n++;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+        line++;
+    }
+    free(text);
+    if (count)
+        *count = n;
+    return first;
+}
+
+static void fmt_ms(char *buf, size_t len, double ms, int valid)
+{
+    if (valid && ms > 0)
+        snprintf(buf, len, "%.4f ms", ms);
+    else
+        snprintf(buf, len, "-");
+}
+
+void cl_report_print(FILE *f, const struct cl_grade *g, int color,
+                     const char *source)
+{
+    const struct cl_lab *lab = g->lab;
+    char plat[256];
+    cl_report_platform(g, plat, sizeof plat);
+    fprintf(f, "%sLab %s: %s%s  (seed %" PRIu64 ", %s)\n", color ? BOLD : "",
+            lab->id, lab->title, color ? RESET : "", g->seed, plat);
+    if (g->exit_code == CL_EXIT_NO_GPU || g->exit_code == CL_EXIT_LOAD ||
+        g->exit_code == CL_EXIT_FORBIDDEN ||
+        g->exit_code == CL_EXIT_INTERNAL) {
+        fprintf(f, "%snot graded: %s%s\n", color ? RED : "", g->summary,
+                color ? RESET : "");
+        return;
+    }
+
+    char pct_head[32];
+    snprintf(pct_head, sizeof pct_head, "%% %s", ceiling_name(lab));
+    fprintf(f, "  %-26s %-14s %11s %14s %8s %9s %10s %13s\n", "case", "status",
+            "time", lab->baseline, "speedup", metric_unit(lab), pct_head,
+            "points");
+    for (int k = 0; k < g->n; k++) {
+        const struct cl_result *r = &g->r[k];
+        const struct cl_case *c = &lab->cases[r->index];
+        char t[24], b[24], sp[16] = "-", tp[16] = "-", pc[16] = "-";
+        fmt_ms(t, sizeof t, r->t_ms, r->timed);
+        fmt_ms(b, sizeof b, r->base_ms, r->timed);
+        if (r->timed && r->t_ms > 0) {
+            double peak = ceiling_rate(g, r);
+            snprintf(sp, sizeof sp, "%.2fx", r->base_ms / r->t_ms);
+            snprintf(tp, sizeof tp, "%.1f", throughput(lab, r));
+            if (peak > 0)
+                snprintf(pc, sizeof pc, "%.1f%%",
+                         100.0 * throughput(lab, r) / peak);
+        }
+        const char *col = "";
+        if (color)
+            col = r->status != CL_ST_PASS      ? RED
+                  : r->score < r->max_score - 1e-9 ? YELLOW
+                                                   : GREEN;
+        char name[40];
+        snprintf(name, sizeof name, "%s%s", c->name,
+                 c->kind == CL_CASE_SPEED ? " (speed)" : "");
+        fprintf(f, "  %-26s %s%-14s%s %11s %14s %8s %9s %10s %6.1f/%-6g\n",
+                name, col, cl_status_name(r->status), color ? RESET : "", t, b,
+                sp, tp, pc, r->score, r->max_score);
+    }
+
+    int first_fail = -1;
+    for (int k = 0; k < g->n; k++) {
+        const struct cl_result *r = &g->r[k];
+        if (r->msg[0])
+            fprintf(f, "  %s: %s\n", lab->cases[r->index].name, r->msg);
+        if (first_fail < 0 && r->status != CL_ST_PASS)
+            first_fail = k;
+    }
+    fprintf(f, "%sscore: %.1f / %.1f%s  (correctness %.1f/%g, speed %.1f/%g)\n",
+            color ? BOLD : "", g->score, g->max_score, color ? RESET : "",
+            g->correct_score, g->correct_max, g->speed_score, g->speed_max);
+    if (first_fail >= 0) {
+        int count = 0;
+        int line = cl_find_marker(source, lab->todo, &count);
+        fprintf(f, "hint: start with case '%s'.",
+                lab->cases[g->r[first_fail].index].name);
+        if (line)
+            fprintf(f, " %s still has %d %s marker%s; the first is at line %d.",
+                    source, count, lab->todo, count == 1 ? "" : "s", line);
+        fprintf(f, " labs/%s-%s/README.md explains each task.\n", lab->id,
+                lab->slug);
+    } else if (g->speed_score < g->speed_max - 1e-9) {
+        fprintf(f, "hint: correct everywhere; full speed credit needs %.2fx "
+                   "of %s (see the README's grading table).\n",
+                lab->speed_target, lab->baseline);
+    }
+}
+
+static const char *grade_status(const struct cl_grade *g)
+{
+    switch (g->exit_code) {
+    case CL_EXIT_OK: return "graded";
+    case CL_EXIT_FAILED: return "graded";
+    case CL_EXIT_NO_GPU: return "not graded: no GPU";
+    case CL_EXIT_FORBIDDEN: return "forbidden library";
+    case CL_EXIT_LOAD: return "cannot load";
+    case CL_EXIT_USAGE: return "usage error";
+    default: return "internal error";
+    }
+}
+
+char *cl_report_json(const struct cl_grade *g)
+{
+    const struct cl_lab *lab = g->lab;
+    cJSON *o = cJSON_CreateObject();
+    char buf[256];
+    cJSON_AddNumberToObject(o, "score", g->score);
+    cJSON_AddNumberToObject(o, "max_score", g->max_score);
+    cJSON_AddNumberToObject(o, "execution_time", (int)(g->elapsed_s + 0.5));
+    char out[1400];
+    if (g->summary[0])
+        snprintf(out, sizeof out, "Lab %s %s: %s", lab->id, lab->slug,
+                 g->summary);
+    else
+        snprintf(out, sizeof out,
+                 "Lab %s %s: %.1f / %.1f (correctness %.1f, speed %.1f)",
+                 lab->id, lab->slug, g->score, g->max_score, g->correct_score,
+                 g->speed_score);
+    cJSON_AddStringToObject(o, "output", out);
+
+    cJSON *tests = cJSON_AddArrayToObject(o, "tests");
+    cJSON *cases = cJSON_CreateArray();
+    cJSON *board = cJSON_AddArrayToObject(o, "leaderboard");
+    for (int k = 0; k < g->n; k++) {
+        const struct cl_result *r = &g->r[k];
+        const struct cl_case *c = &lab->cases[r->index];
+        cJSON *t = cJSON_CreateObject();
+        snprintf(buf, sizeof buf, "%s%s", c->name,
+                 c->kind == CL_CASE_SPEED ? " (speed)" : "");
+        cJSON_AddStringToObject(t, "name", buf);
+        cJSON_AddNumberToObject(t, "score", r->score);
+        cJSON_AddNumberToObject(t, "max_score", r->max_score);
+        cJSON_AddStringToObject(t, "status",
+                                r->status == CL_ST_PASS ? "passed" : "failed");
+        char msg[1400];
+        snprintf(msg, sizeof msg, "%s%s%s", cl_status_name(r->status),
+                 r->msg[0] ? ": " : "", r->msg);
+        cJSON_AddStringToObject(t, "output", msg);
+        cJSON_AddItemToArray(tests, t);
+
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", c->name);
+        cJSON_AddStringToObject(e, "status", cl_status_name(r->status));
+        cJSON_AddBoolToObject(e, "timed", r->timed);
+        if (r->timed) {
+            cJSON_AddNumberToObject(e, "time_ms", r->t_ms);
+            cJSON_AddNumberToObject(e, "baseline_ms", r->base_ms);
+            cJSON_AddNumberToObject(e, "speedup",
+                                    r->t_ms > 0 ? r->base_ms / r->t_ms : 0);
+            cJSON_AddNumberToObject(e, "throughput", throughput(lab, r));
+            if (r->ceil_ms > 0)
+                cJSON_AddNumberToObject(e, "ceiling_ms", r->ceil_ms);
+            if (r->status == CL_ST_PASS && r->t_ms > 0) {
+                cJSON *l = cJSON_CreateObject();
+                snprintf(buf, sizeof buf, "speedup vs %s, %s", lab->baseline,
+                         c->name);
+                cJSON_AddStringToObject(l, "name", buf);
+                cJSON_AddNumberToObject(l, "value", r->base_ms / r->t_ms);
+                cJSON_AddStringToObject(l, "order", "desc");
+                cJSON_AddItemToArray(board, l);
+            }
+        }
+        cJSON_AddItemToArray(cases, e);
+    }
+
+    cJSON *x = cJSON_AddObjectToObject(o, "extra_data");
+    cJSON_AddStringToObject(x, "lab", lab->id);
+    cJSON_AddStringToObject(x, "slug", lab->slug);
+    snprintf(buf, sizeof buf, "%" PRIu64, g->seed);
+    cJSON_AddStringToObject(x, "seed", buf);
+    cJSON_AddStringToObject(x, "status", grade_status(g));
+    cJSON_AddNumberToObject(x, "exit_code", g->exit_code);
+    cJSON_AddBoolToObject(x, "all_correct", g->all_correct);
+    cJSON_AddNumberToObject(x, "correctness_score", g->correct_score);
+    cJSON_AddNumberToObject(x, "speed_score", g->speed_score);
+    cJSON_AddStringToObject(x, "metric", metric_unit(lab));
+    cJSON_AddStringToObject(x, "baseline", lab->baseline);
+    if (g->have_gpu) {
+        cJSON *gp = cJSON_AddObjectToObject(x, "gpu");
+        cJSON_AddStringToObject(gp, "name", g->gpu.name);
+        cJSON_AddStringToObject(gp, "uuid", g->gpu.uuid);
+        snprintf(buf, sizeof buf, "%d.%d", g->gpu.cc_major, g->gpu.cc_minor);
+        cJSON_AddStringToObject(gp, "compute_capability", buf);
+        cJSON_AddNumberToObject(gp, "sms", g->gpu.sm_count);
+        cJSON_AddNumberToObject(gp, "memcpy_gbps", g->gpu.memcpy_gbps);
+        cJSON_AddNumberToObject(gp, "sgemm_tflops", g->gpu.sgemm_tflops);
+        cJSON *v = cJSON_AddObjectToObject(x, "versions");
+        cl_version_string(g->gpu.driver, 0, buf, sizeof buf);
+        cJSON_AddStringToObject(v, "driver", buf);
+        cl_version_string(g->gpu.runtime, 0, buf, sizeof buf);
+        cJSON_AddStringToObject(v, "cuda", buf);
+        cl_version_string(g->gpu.cublas, 0, buf, sizeof buf);
+        cJSON_AddStringToObject(v, "cublas", buf);
+        cl_version_string(g->gpu.cudnn, 1, buf, sizeof buf);
+        cJSON_AddStringToObject(v, "cudnn", buf);
+    }
+    cJSON_AddItemToObject(x, "cases", cases);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+int cl_report_write_json(const struct cl_grade *g, const char *path)
+{
+    char *text = cl_report_json(g);
+    if (!text)
+        return -1;
+    size_t n = strlen(text);
+    text[n] = '\0';
+    int rc = cl_write_atomic(path, text, n);
+    cJSON_free(text);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/**
+ * @file report.h
+ * @brief The grade as a terminal table and as Gradescope's results.json.
+ */
+#ifndef CL_REPORT_H
+#define CL_REPORT_H
+
+#include "grader.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Print the header line, the case table, the messages, the score and a hint
+ * for the first failure. @p color adds ANSI colours; @p source is the
+ * student's file, scanned for its first TODO marker (may be NULL).
+ */
+void cl_report_print(FILE *f, const struct cl_grade *g, int color,
+                     const char *source);
+
+/** One-line description of a grade's GPU and libraries into @p buf. */
+void cl_report_platform(const struct cl_grade *g, char *buf, size_t len);
+
+/**
+ * results.json for @p g as a malloc'd string (Gradescope's format: score,
+ * max_score, execution_time, output, tests[], leaderboard[], extra_data with
+ * GPU, versions, seed and status). NULL when out of memory.
+ */
+char *cl_report_json(const struct cl_grade *g);
+
+/** Write cl_report_json() to @p path atomically; 0 on success. */
+int cl_report_write_json(const struct cl_grade *g, const char *path);
+
+/**
+ * Find the first line of @p source containing @p marker: its 1-based line
+ * number, or 0 when absent or unreadable; *count gets how many lines have it.
+ */
+int cl_find_marker(const char *source, const char *marker, int *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_REPORT_H */

@@ -1,0 +1,64 @@
+/* score.c: speed credit, the physical floor, and totals. */
+#include "score.h"
+
+const char *cl_status_name(enum cl_status s)
+{
+    static const char *const names[CL_ST_COUNT] = {
+        "pass",  "wrong",   "out-of-bounds", "cuda-error",    "crash",
+        "timeout", "too-fast", "not-run",    "internal-error"};
+    return (unsigned)s < CL_ST_COUNT ? names[s] : "unknown";
+}
+
+double cl_speed_credit(double points, double speedup, double target)
+{
+    if (speedup <= 0 || target <= 0)
+        return 0.0;
+    double f = speedup / target;
+    return points * (f < 1.0 ? f : 1.0);
+}
+
+double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
+{
+    double rate = 0.0; /* units per second */
+    if (m == CL_METRIC_GBPS) {
+        if (g->bw_theory_gbps > 0)
+            rate = g->bw_theory_gbps * 1e9;
+        else if (g->memcpy_gbps > 0)
+            rate = 1.25 * g->memcpy_gbps * 1e9;
+    } else if (g->sgemm_tflops > 0) {
+        rate = 2.0 * g->sgemm_tflops * 1e12;
+    }
+    return rate > 0 ? work / rate * 1e3 : 0.0;
+}
+
+void cl_score_grade(struct cl_grade *g)
+{
+    const struct cl_lab *lab = g->lab;
+    g->all_correct = g->n > 0;
+    for (int i = 0; i < g->n; i++)
+        if (g->r[i].status != CL_ST_PASS && g->r[i].status != CL_ST_TOO_FAST)
+            g->all_correct = 0;
+    g->correct_score = g->correct_max = 0;
+    g->speed_score = g->speed_max = 0;
+    for (int i = 0; i < g->n; i++) {
+        struct cl_result *r = &g->r[i];
+        const struct cl_case *c = &lab->cases[r->index];
+        r->max_score = c->points;
+        r->score = 0;
+        if (c->kind == CL_CASE_CORRECT) {
+            if (r->status == CL_ST_PASS)
+                r->score = c->points;
+            g->correct_max += r->max_score;
+            g->correct_score += r->score;
+        } else {
+            if (g->all_correct && r->status == CL_ST_PASS && r->timed &&
+                r->t_ms > 0)
+                r->score = cl_speed_credit(c->points, r->base_ms / r->t_ms,
+                                           lab->speed_target);
+            g->speed_max += r->max_score;
+            g->speed_score += r->score;
+        }
+    }
+    g->score = g->correct_score + g->speed_score;
+    g->max_score = g->correct_max + g->speed_max;
+}

@@ -1,0 +1,341 @@
+/* test_gpu.c: what only a GPU can show. common/'s device helpers, and the
+ * grader on Lab 1 with the reference, the skeleton and every known-bad
+ * fixture. Without a GPU the suite says so and skips.
+ *
+ * The runner process never touches CUDA: each test runs in a child that
+ * Check forks, and the GPU probe runs in a child of its own. */
+#define _GNU_SOURCE
+#include "engine.h"
+#include "errcheck.h"
+#include "fileio.h"
+#include "gpuinfo.h"
+#include "guard.h"
+#include "rng.h"
+#include "timing.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CL_BUILD_DIR
+#define CL_BUILD_DIR "build"
+#endif
+#define FIXTURE(name) CL_BUILD_DIR "/fixtures/lab01/" name ".so"
+
+// ---- common/ on the device ----------------------------------------------------
+
+START_TEST(test_device_fill_matches_host)
+{
+    const size_t n = 1000003;
+    float *d, *h = malloc(n * sizeof *h), *want = malloc(n * sizeof *want);
+    CUDA_CHECK(cudaMalloc((void **)&d, n * sizeof *d));
+    cl_fill_uniform_device(d, n, 99, 4, -2.0f, 2.0f, 0);
+    CUDA_CHECK(cudaMemcpy(h, d, n * sizeof *h, cudaMemcpyDeviceToHost));
+    cl_fill_uniform_host(want, n, 99, 4, -2.0f, 2.0f);
+    ck_assert_int_eq(memcmp(h, want, n * sizeof *h), 0);
+    CUDA_CHECK(cudaFree(d));
+    free(h);
+    free(want);
+}
+END_TEST
+
+START_TEST(test_guard_catches_device_writes)
+{
+    struct cl_dbuf b;
+    struct cl_guard_report r;
+    cl_dbuf_create(&b, 40 * sizeof(float), 4); /* misaligned on purpose */
+    ck_assert_uint_eq((uintptr_t)b.ptr % 16, 4);
+    cl_dbuf_arm(&b, 0);
+    cl_dbuf_poison(&b, 0);
+    ck_assert_int_eq(cl_dbuf_check(&b, sizeof(float), 0, &r), 0);
+
+    /* every element poisoned */
+    float h[40];
+    CUDA_CHECK(cudaMemcpy(h, b.ptr, sizeof h, cudaMemcpyDeviceToHost));
+    ck_assert_uint_eq(cl_count_poison_f32(h, 40, NULL), 40);
+
+    /* one float past the end */
+    CUDA_CHECK(cudaMemset((float *)b.ptr + 40, 0, sizeof(float)));
+    ck_assert_int_eq(cl_dbuf_check(&b, sizeof(float), 0, &r), 1);
+    ck_assert_uint_eq(r.back_bad, 4);
+    ck_assert_uint_eq(r.front_bad, 0);
+    ck_assert_int_eq(r.first_bad, 40);
+
+    /* two floats before the start */
+    cl_dbuf_arm(&b, 0);
+    CUDA_CHECK(cudaMemset((float *)b.ptr - 2, 0, sizeof(float)));
+    ck_assert_int_eq(cl_dbuf_check(&b, sizeof(float), 0, &r), 1);
+    ck_assert_uint_eq(r.front_bad, 4);
+    ck_assert_int_eq(r.first_bad, -2);
+    cl_dbuf_destroy(&b);
+}
+END_TEST
+
+struct memset_ctx {
+    void *p;
+    size_t bytes;
+};
+
+static void run_memset(void *ctx, cudaStream_t s)
+{
+    struct memset_ctx *m = ctx;
+    CUDA_CHECK(cudaMemsetAsync(m->p, 1, m->bytes, s));
+}
+
+START_TEST(test_timing_statistics)
+{
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreate(&s));
+    struct cl_timer *t = cl_timer_create(s);
+    struct memset_ctx m = {NULL, (size_t)256 << 20};
+    CUDA_CHECK(cudaMalloc(&m.p, m.bytes));
+    struct cl_timed items[2] = {{"a", run_memset, &m, {0}},
+                                {"b", run_memset, &m, {0}}};
+    struct cl_timing_opts o = cl_timing_defaults();
+    ck_assert_int_eq(cl_time_interleaved(t, items, 2, &o), cudaSuccess);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_ge(items[k].ms.n, o.min_reps);
+        ck_assert_int_le(items[k].ms.n, o.max_reps);
+        ck_assert_double_gt(items[k].ms.median, 0.0);
+        ck_assert_double_le(items[k].ms.min, items[k].ms.median);
+        ck_assert_double_ge(items[k].ms.max, items[k].ms.median);
+    }
+    CUDA_CHECK(cudaFree(m.p));
+    cl_timer_destroy(t);
+    CUDA_CHECK(cudaStreamDestroy(s));
+}
+END_TEST
+
+START_TEST(test_gpu_query_and_calibration)
+{
+    struct cl_gpu_info g;
+    char why[256];
+    ck_assert_int_eq(cl_gpu_query(&g, why, sizeof why), 0);
+    ck_assert_int_gt((int)strlen(g.name), 0);
+    ck_assert_int_gt(g.sm_count, 0);
+    ck_assert_int_ge(g.cc_major, 7);
+    ck_assert_int_ge(g.cudnn, 90000);
+    ck_assert_int_gt(g.cublas, 0);
+    ck_assert_int_ge(g.runtime, 12000);
+    char dir[] = "/tmp/cl-cal-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    cl_gpu_calibrate(&g, dir, 0);
+    ck_assert_int_eq(g.calibrated, 1);
+    ck_assert_double_gt(g.memcpy_gbps, 10.0);  /* sanity, not a target */
+    ck_assert_double_gt(g.sgemm_tflops, 0.1);
+    struct cl_gpu_info again = g;
+    again.calibrated = 0;
+    again.memcpy_gbps = again.sgemm_tflops = 0;
+    cl_gpu_calibrate(&again, dir, 0); /* from the cache this time */
+    ck_assert_double_eq(again.memcpy_gbps, g.memcpy_gbps);
+    ck_assert_double_eq(again.sgemm_tflops, g.sgemm_tflops);
+}
+END_TEST
+
+// ---- the grader on Lab 1 ------------------------------------------------------
+
+static struct cl_grade g;
+
+static enum cl_exit grade(const char *lib, const char *only, double timeout)
+{
+    struct cl_grade_opts o;
+    memset(&o, 0, sizeof o);
+    o.lib_path = lib;
+    o.seed = 2024;
+    o.only_case = only;
+    o.timeout_s = timeout;
+    return cl_grade_run(cl_lab_find("01", NULL), &o, &g);
+}
+
+static const struct cl_result *result(const char *name)
+{
+    for (int k = 0; k < g.n; k++)
+        if (strcmp(g.lab->cases[g.r[k].index].name, name) == 0)
+            return &g.r[k];
+    ck_abort_msg("no result for %s", name);
+    return NULL;
+}
+
+START_TEST(test_lab1_solution)
+{
+    ck_assert_int_eq(grade(CL_BUILD_DIR "/solution/01-vector-add.so", NULL, 0),
+                     CL_EXIT_OK);
+    ck_assert_int_eq(g.all_correct, 1);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    const struct cl_result *s = result("n=2^28");
+    ck_assert_int_eq(s->status, CL_ST_PASS);
+    ck_assert_int_eq(s->timed, 1);
+    ck_assert_double_gt(s->t_ms, 0.0);
+    ck_assert_double_gt(s->base_ms, 0.0);
+    ck_assert_double_gt(s->ceil_ms, 0.0);
+    ck_assert_double_eq(s->work, 3.0 * 4 * (1 << 28));
+    ck_assert_double_gt(s->score, 0.0);
+    ck_assert_int_eq(g.have_gpu, 1);
+}
+END_TEST
+
+START_TEST(test_lab1_skeleton_scores_zero)
+{
+    ck_assert_int_eq(grade(CL_BUILD_DIR "/student/01-vector-add.so", NULL, 0),
+                     CL_EXIT_FAILED);
+    ck_assert_double_eq(g.score, 0.0);
+    const struct cl_result *r = result("n=1000003");
+    ck_assert_int_eq(r->status, CL_ST_WRONG);
+    /* one thread of one block: only c[0] is written */
+    ck_assert_ptr_nonnull(strstr(r->msg, "never written"));
+    ck_assert_int_eq(result("n=2^28")->timed, 0);
+}
+END_TEST
+
+static void expect(const char *fixture, const char *only, enum cl_status st,
+                   const char *text)
+{
+    grade(fixture, only, 10.0);
+    const struct cl_result *r = result(only);
+    ck_assert_msg(r->status == st, "%s: status %s, wanted %s (%s)", fixture,
+                  cl_status_name(r->status), cl_status_name(st), r->msg);
+    if (text)
+        ck_assert_msg(strstr(r->msg, text) != NULL, "%s: '%s' lacks '%s'",
+                      fixture, r->msg, text);
+    ck_assert_double_eq(r->score, 0.0);
+}
+
+START_TEST(test_fixture_nothing)
+{
+    expect(FIXTURE("nothing"), "n=31", CL_ST_WRONG, "none of the 31");
+}
+END_TEST
+
+START_TEST(test_fixture_short_by_one)
+{
+    expect(FIXTURE("short_by_one"), "n=1000003", CL_ST_WRONG,
+           "1 never written");
+}
+END_TEST
+
+START_TEST(test_fixture_past_end)
+{
+    expect(FIXTURE("past_end"), "n=31", CL_ST_OOB, "past the end of c");
+}
+END_TEST
+
+START_TEST(test_fixture_nan)
+{
+    expect(FIXTURE("nan"), "n=31", CL_ST_WRONG, "NaN");
+}
+END_TEST
+
+START_TEST(test_fixture_half)
+{
+    expect(FIXTURE("half"), "n=1000003", CL_ST_WRONG, "wrong");
+}
+END_TEST
+
+START_TEST(test_fixture_crash_host)
+{
+    expect(FIXTURE("crash_host"), "n=31", CL_ST_CRASH, "signal 11");
+}
+END_TEST
+
+START_TEST(test_fixture_crash_kernel)
+{
+    expect(FIXTURE("crash_kernel"), "n=31", CL_ST_CUDA, "cudaErrorIllegal");
+}
+END_TEST
+
+START_TEST(test_fixture_hang)
+{
+    grade(FIXTURE("hang"), NULL, 3.0);
+    ck_assert_int_eq(g.r[0].status, CL_ST_TIMEOUT);
+    ck_assert_int_eq(g.r[1].status, CL_ST_TIMEOUT);
+    ck_assert_int_eq(g.r[2].status, CL_ST_NOT_RUN);
+    ck_assert_double_eq(g.score, 0.0);
+}
+END_TEST
+
+START_TEST(test_crash_does_not_stop_the_run)
+{
+    /* every case of the kernel fault is caught, each in a fresh worker */
+    ck_assert_int_eq(grade(FIXTURE("crash_kernel"), NULL, 20.0),
+                     CL_EXIT_FAILED);
+    for (int k = 0; k < g.n; k++)
+        ck_assert_int_eq(g.r[k].status, CL_ST_CUDA);
+}
+END_TEST
+
+// ---- the probe and the runner -----------------------------------------------
+
+/* does this machine have a CUDA GPU? asked in a child, so that this process
+ * stays free of CUDA for Check's forks */
+static int gpu_present(char *why, size_t len)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        int n = 0;
+        cudaError_t e = cudaGetDeviceCount(&n);
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "zero devices");
+        if (write(p[1], msg, strlen(msg) + 1) < 0)
+            _exit(2);
+        _exit(e == cudaSuccess && n > 0 ? 0 : 1);
+    }
+    close(p[1]);
+    ssize_t got = read(p[0], why, len - 1);
+    why[got > 0 ? got : 0] = '\0';
+    close(p[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int main(void)
+{
+    struct {
+        const TTest *t;
+        int limits;
+    } tests[] = {
+        {test_device_fill_matches_host, 0},
+        {test_guard_catches_device_writes, 0},
+        {test_timing_statistics, 0},
+        {test_gpu_query_and_calibration, 0},
+        {test_lab1_solution, 0},
+        {test_lab1_skeleton_scores_zero, 0},
+        {test_fixture_nothing, 1},
+        {test_fixture_short_by_one, 1},
+        {test_fixture_past_end, 1},
+        {test_fixture_nan, 1},
+        {test_fixture_half, 1},
+        {test_fixture_crash_host, 1},
+        {test_fixture_crash_kernel, 1},
+        {test_fixture_hang, 1},
+        {test_crash_does_not_stop_the_run, 1},
+    };
+    int n = (int)(sizeof tests / sizeof tests[0]);
+    char why[256];
+    if (!gpu_present(why, sizeof why)) {
+        printf("SKIPPED: %d tests: no CUDA GPU on this machine (%s)\n", n,
+               why);
+        return 0;
+    }
+    Suite *s = suite_create("gpu");
+    TCase *core = tcase_create("core"), *limits = tcase_create("limits");
+    tcase_set_timeout(core, 300);
+    tcase_set_timeout(limits, 300);
+    for (int i = 0; i < n; i++)
+        tcase_add_test(tests[i].limits ? limits : core, tests[i].t);
+    suite_add_tcase(s, core);
+    suite_add_tcase(s, limits);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed;
+}

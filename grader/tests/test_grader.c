@@ -1,0 +1,650 @@
+/* test_grader.c: the engine, scoring, report, JSON, symbols and CLI, on the
+ * CPU. Isolation is tested with labs whose "submission" runs on the CPU:
+ * they crash, hang, abort, exit and write out of bounds on purpose. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "engine.h"
+#include "fatal.h"
+#include "guard.h"
+#include "refs.h"
+#include "report.h"
+#include "score.h"
+#include "symbols.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef CL_BUILD_DIR
+#define CL_BUILD_DIR "build"
+#endif
+#define FIXTURE(name) CL_BUILD_DIR "/fixtures/lab01/" name ".so"
+#define SOLUTION_SO CL_BUILD_DIR "/solution/01-vector-add.so"
+
+// ---- a lab that runs on the CPU -------------------------------------------
+
+enum behaviour {
+    B_PASS, B_SEGV, B_HANG, B_ABORT, B_EXIT, B_WRONG, B_OOB, B_STICKY,
+    B_FATAL, B_PID, B_SPEED
+};
+
+static void *cpu_setup(void *lib, char *err, size_t len)
+{
+    (void)err;
+    (void)len;
+    return lib; /* any non-NULL state */
+}
+
+static void cpu_run(void *state, const struct cl_ctx *ctx,
+                    const struct cl_case *c, struct cl_result *r)
+{
+    (void)state;
+    unsigned char buf[16 + 8 + 16]; /* guard, 8 bytes of output, guard */
+    volatile int *null = NULL;
+    r->status = CL_ST_PASS;
+    switch ((enum behaviour)c->p[0]) {
+    case B_PASS: break;
+    case B_SEGV: *null = 1; break;
+    case B_HANG: sleep(60); break;
+    case B_ABORT: abort();
+    case B_EXIT: exit(3);
+    case B_WRONG:
+        r->status = CL_ST_WRONG;
+        snprintf(r->msg, sizeof r->msg, "c: 1 of 1 elements wrong");
+        break;
+    case B_OOB: {
+        /* the "student" writes 9 bytes into an 8-byte output */
+        memset(buf, CL_CANARY, sizeof buf);
+        memset(buf + 16, 0, 9);
+        size_t first = 0;
+        size_t bad = cl_scan_bytes(buf + 24, 16, CL_CANARY, &first, NULL);
+        struct cl_guard_report g = {0, bad, (long)(8 + first) / 4};
+        if (cl_guard_describe(&g, "c", 4, r->msg, sizeof r->msg))
+            r->status = CL_ST_OOB;
+        break;
+    }
+    case B_STICKY:
+        r->status = CL_ST_CUDA;
+        r->restart = 1;
+        snprintf(r->msg, sizeof r->msg, "sticky %d", (int)getpid());
+        break;
+    case B_FATAL: cl_fatal("lab.c", 7, "cudaMemcpy(...)", "CUDA", "boom");
+    case B_PID: snprintf(r->msg, sizeof r->msg, "%d", (int)getpid()); break;
+    case B_SPEED:
+        if (ctx->timing) {
+            r->timed = 1;
+            r->t_ms = 2.0;
+            r->base_ms = 1.0;
+            r->work = 1e6;
+        }
+        break;
+    }
+}
+
+#define CASE(name, b, kind, pts) {name, kind, pts, {b, 0, 0, 0, 0, 0}, 1}
+
+static const struct cl_case mixed_cases[] = {
+    CASE("pass", B_PASS, CL_CASE_CORRECT, 10),
+    CASE("segv", B_SEGV, CL_CASE_CORRECT, 10),
+    CASE("abort", B_ABORT, CL_CASE_CORRECT, 10),
+    CASE("exit", B_EXIT, CL_CASE_CORRECT, 10),
+    CASE("wrong", B_WRONG, CL_CASE_CORRECT, 10),
+    CASE("oob", B_OOB, CL_CASE_CORRECT, 10),
+    CASE("hang", B_HANG, CL_CASE_CORRECT, 10),
+    CASE("fatal", B_FATAL, CL_CASE_CORRECT, 10),
+    CASE("after", B_PASS, CL_CASE_CORRECT, 10),
+    CASE("speed", B_SPEED, CL_CASE_SPEED, 30),
+};
+
+static const struct cl_case good_cases[] = {
+    CASE("pid-1", B_PID, CL_CASE_CORRECT, 10),
+    CASE("sticky", B_STICKY, CL_CASE_CORRECT, 0),
+    CASE("pid-2", B_PID, CL_CASE_CORRECT, 10),
+    CASE("speed", B_SPEED, CL_CASE_SPEED, 30),
+};
+
+static const struct cl_case clean_cases[] = {
+    CASE("speed", B_SPEED, CL_CASE_SPEED, 30),
+    CASE("pass", B_PASS, CL_CASE_CORRECT, 10),
+};
+
+static const struct cl_case hang_cases[] = {
+    CASE("hang-1", B_HANG, CL_CASE_CORRECT, 10),
+    CASE("hang-2", B_HANG, CL_CASE_CORRECT, 10),
+    CASE("pass", B_PASS, CL_CASE_CORRECT, 10),
+};
+
+#define CPU_LAB(var, id_, slug_, cases_)                                     \
+    static const struct cl_lab var = {                                       \
+        .id = id_, .slug = slug_, .title = "CPU test lab",                   \
+        .source = "labs/01-vector-add/vector_add.cu", .todo = "TODO(lab1)",  \
+        .baseline = "reference", .metric = CL_METRIC_GBPS,                   \
+        .speed_target = 1.0, .needs_gpu = 0, .timeout_s = 5.0,              \
+        .cases = cases_, .ncases = sizeof cases_ / sizeof cases_[0],         \
+        .setup = cpu_setup, .run = cpu_run}
+
+CPU_LAB(mixed_lab, "91", "mixed", mixed_cases);
+CPU_LAB(good_lab, "92", "good", good_cases);
+CPU_LAB(clean_lab, "93", "clean", clean_cases);
+CPU_LAB(hang_lab, "94", "hangs", hang_cases);
+
+static struct cl_grade_opts cpu_opts(void)
+{
+    struct cl_grade_opts o;
+    memset(&o, 0, sizeof o);
+    o.lib_path = "libm.so.6";
+    o.seed = 7;
+    o.timeout_s = 1.0;
+    return o;
+}
+
+static struct cl_grade g; /* large: keep it off the stack */
+
+static const struct cl_result *result(const char *name)
+{
+    for (int k = 0; k < g.n; k++)
+        if (strcmp(g.lab->cases[g.r[k].index].name, name) == 0)
+            return &g.r[k];
+    ck_abort_msg("no result for case %s", name);
+    return NULL;
+}
+
+// ---- isolation ------------------------------------------------------------
+
+START_TEST(test_isolation_statuses)
+{
+    struct cl_grade_opts o = cpu_opts();
+    ck_assert_int_eq(cl_grade_run(&mixed_lab, &o, &g), CL_EXIT_FAILED);
+    ck_assert_int_eq(g.n, 10);
+    ck_assert_int_eq(result("pass")->status, CL_ST_PASS);
+    ck_assert_int_eq(result("segv")->status, CL_ST_CRASH);
+    ck_assert_ptr_nonnull(strstr(result("segv")->msg, "signal 11"));
+    ck_assert_ptr_nonnull(strstr(result("segv")->msg, "device pointer"));
+    ck_assert_int_eq(result("abort")->status, CL_ST_CRASH);
+    ck_assert_ptr_nonnull(strstr(result("abort")->msg, "assert"));
+    ck_assert_int_eq(result("exit")->status, CL_ST_CRASH);
+    ck_assert_ptr_nonnull(strstr(result("exit")->msg, "status 3"));
+    ck_assert_int_eq(result("wrong")->status, CL_ST_WRONG);
+    ck_assert_int_eq(result("oob")->status, CL_ST_OOB);
+    ck_assert_str_eq(result("oob")->msg,
+                     "out-of-bounds write past the end of c: 1 bytes "
+                     "changed, first at element 2");
+    ck_assert_int_eq(result("hang")->status, CL_ST_TIMEOUT);
+    ck_assert_int_eq(result("fatal")->status, CL_ST_CUDA);
+    ck_assert_ptr_nonnull(strstr(result("fatal")->msg, "lab.c:7: CUDA "
+                                                       "error: boom"));
+    /* the grade goes on after every failure */
+    ck_assert_int_eq(result("after")->status, CL_ST_PASS);
+    /* correctness failed: the speed case ran, untimed, for no points */
+    ck_assert_int_eq(result("speed")->status, CL_ST_PASS);
+    ck_assert_int_eq(result("speed")->timed, 0);
+    ck_assert_ptr_nonnull(strstr(result("speed")->msg, "not timed"));
+    ck_assert_double_eq(g.score, 20.0);
+    ck_assert_double_eq(g.max_score, 120.0);
+    ck_assert_double_eq(g.speed_score, 0.0);
+    ck_assert_int_eq(g.all_correct, 0);
+}
+END_TEST
+
+START_TEST(test_sticky_error_restarts_worker)
+{
+    struct cl_grade_opts o = cpu_opts();
+    ck_assert_int_eq(cl_grade_run(&good_lab, &o, &g), CL_EXIT_FAILED);
+    ck_assert_int_eq(result("sticky")->status, CL_ST_CUDA);
+    int pid1 = atoi(result("pid-1")->msg), pid2 = atoi(result("pid-2")->msg);
+    int sticky = 0;
+    sscanf(result("sticky")->msg, "sticky %d", &sticky);
+    ck_assert_int_eq(pid1, sticky);  /* one worker until the sticky error */
+    ck_assert_int_ne(pid2, sticky);  /* then a fresh one */
+    ck_assert_int_eq(result("pid-2")->status, CL_ST_PASS);
+}
+END_TEST
+
+START_TEST(test_speed_only_after_correctness)
+{
+    struct cl_grade_opts o = cpu_opts();
+    ck_assert_int_eq(cl_grade_run(&clean_lab, &o, &g), CL_EXIT_OK);
+    /* the speed case is listed first in the spec but runs last */
+    ck_assert_str_eq(g.lab->cases[g.r[0].index].name, "pass");
+    const struct cl_result *s = result("speed");
+    ck_assert_int_eq(s->timed, 1);
+    /* speedup 1.0/2.0 = 0.5 against a target of 1.0: half of 30 points */
+    ck_assert_double_eq_tol(s->score, 15.0, 1e-9);
+    ck_assert_double_eq_tol(g.score, 25.0, 1e-9);
+    ck_assert_int_eq(g.all_correct, 1);
+}
+END_TEST
+
+START_TEST(test_repeated_hangs_stop_the_run)
+{
+    struct cl_grade_opts o = cpu_opts();
+    o.timeout_s = 0.5;
+    ck_assert_int_eq(cl_grade_run(&hang_lab, &o, &g), CL_EXIT_FAILED);
+    ck_assert_int_eq(result("hang-1")->status, CL_ST_TIMEOUT);
+    ck_assert_int_eq(result("hang-2")->status, CL_ST_TIMEOUT);
+    ck_assert_int_eq(result("pass")->status, CL_ST_NOT_RUN);
+    ck_assert_ptr_nonnull(strstr(result("pass")->msg, "hung"));
+}
+END_TEST
+
+START_TEST(test_case_selection)
+{
+    struct cl_grade_opts o = cpu_opts();
+    o.only_case = "wrong";
+    ck_assert_int_eq(cl_grade_run(&mixed_lab, &o, &g), CL_EXIT_FAILED);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_double_eq(g.max_score, 10.0);
+    o.only_case = "no-such-case";
+    ck_assert_int_eq(cl_grade_run(&mixed_lab, &o, &g), CL_EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(g.summary, "no-such-case"));
+}
+END_TEST
+
+START_TEST(test_unloadable_submission)
+{
+    struct cl_grade_opts o = cpu_opts();
+    o.lib_path = "/nonexistent/sub.so";
+    ck_assert_int_eq(cl_grade_run(&clean_lab, &o, &g), CL_EXIT_LOAD);
+    ck_assert_ptr_nonnull(strstr(g.summary, "cannot load"));
+    ck_assert_int_eq(g.r[0].status, CL_ST_NOT_RUN);
+}
+END_TEST
+
+// ---- scoring ----------------------------------------------------------------
+
+START_TEST(test_speed_credit)
+{
+    ck_assert_double_eq(cl_speed_credit(40, 1.2, 1.0), 40.0);
+    ck_assert_double_eq(cl_speed_credit(40, 1.0, 1.0), 40.0);
+    ck_assert_double_eq(cl_speed_credit(40, 0.5, 1.0), 20.0);
+    ck_assert_double_eq(cl_speed_credit(40, 0.35, 0.7), 20.0);
+    ck_assert_double_eq(cl_speed_credit(40, 0.0, 1.0), 0.0);
+    ck_assert_double_eq(cl_speed_credit(40, -1.0, 1.0), 0.0);
+    ck_assert_double_eq(cl_speed_credit(40, 1.0, 0.0), 0.0);
+}
+END_TEST
+
+START_TEST(test_physical_floor)
+{
+    struct cl_gpu_info gi;
+    memset(&gi, 0, sizeof gi);
+    ck_assert_double_eq(cl_floor_ms(CL_METRIC_GBPS, 1e9, &gi), 0.0);
+    gi.memcpy_gbps = 4000; /* no theory: 1.25x the copy = 5000 GB/s */
+    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_GBPS, 1e9, &gi), 0.2, 1e-12);
+    gi.bw_theory_gbps = 4800; /* 3 GB at 4.8 TB/s = 0.625 ms */
+    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_GBPS, 3e9, &gi), 0.625,
+                            1e-12);
+    gi.sgemm_tflops = 50; /* 1e12 FLOP at 2 x 50 TFLOP/s = 10 ms */
+    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 10.0,
+                            1e-9);
+}
+END_TEST
+
+START_TEST(test_status_names)
+{
+    ck_assert_str_eq(cl_status_name(CL_ST_PASS), "pass");
+    ck_assert_str_eq(cl_status_name(CL_ST_OOB), "out-of-bounds");
+    ck_assert_str_eq(cl_status_name(CL_ST_TIMEOUT), "timeout");
+    ck_assert_str_eq(cl_status_name(CL_ST_INTERNAL), "internal-error");
+    ck_assert_str_eq(cl_status_name((enum cl_status)99), "unknown");
+}
+END_TEST
+
+START_TEST(test_reference_vector_add)
+{
+    /* worked by hand: 1.5 + 2.25 = 3.75; -1 + 1 = 0; 2^-23 + 1 exactly */
+    float a[] = {1.5f, -1.0f, 1.1920929e-7f, 3.0e38f};
+    float b[] = {2.25f, 1.0f, 1.0f, 3.0e38f};
+    double ref[4];
+    vector_add_ref(a, b, ref, 4);
+    ck_assert_double_eq(ref[0], 3.75);
+    ck_assert_double_eq(ref[1], 0.0);
+    ck_assert_double_eq(ref[2], 1.0 + 1.1920928955078125e-7);
+    ck_assert_double_eq_tol(ref[3], 6.0e38, 1e31); /* no float overflow */
+}
+END_TEST
+
+// ---- report and results.json -------------------------------------------------
+
+static void sample_grade(void)
+{
+    struct cl_grade_opts o = cpu_opts();
+    ck_assert_int_eq(cl_grade_run(&clean_lab, &o, &g), CL_EXIT_OK);
+}
+
+START_TEST(test_json_round_trip)
+{
+    sample_grade();
+    char *text = cl_report_json(&g);
+    ck_assert_ptr_nonnull(text);
+    cJSON *o = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_double_eq_tol(
+        cJSON_GetObjectItem(o, "score")->valuedouble, 25.0, 1e-9);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "max_score")->valuedouble,
+                        40.0);
+    ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(o, "execution_time")));
+    cJSON *tests = cJSON_GetObjectItem(o, "tests");
+    ck_assert_int_eq(cJSON_GetArraySize(tests), 2);
+    cJSON *t0 = cJSON_GetArrayItem(tests, 0);
+    ck_assert_str_eq(cJSON_GetObjectItem(t0, "name")->valuestring, "pass");
+    ck_assert_str_eq(cJSON_GetObjectItem(t0, "status")->valuestring,
+                     "passed");
+    cJSON *t1 = cJSON_GetArrayItem(tests, 1);
+    ck_assert_str_eq(cJSON_GetObjectItem(t1, "name")->valuestring,
+                     "speed (speed)");
+    ck_assert_double_eq_tol(cJSON_GetObjectItem(t1, "score")->valuedouble,
+                            15.0, 1e-9);
+    cJSON *board = cJSON_GetObjectItem(o, "leaderboard");
+    ck_assert_int_eq(cJSON_GetArraySize(board), 1);
+    ck_assert_double_eq_tol(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(board, 0), "value")
+            ->valuedouble,
+        0.5, 1e-12);
+    cJSON *x = cJSON_GetObjectItem(o, "extra_data");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "seed")->valuestring, "7");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "status")->valuestring, "graded");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "lab")->valuestring, "93");
+    cJSON *cases = cJSON_GetObjectItem(x, "cases");
+    ck_assert_double_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cases, 1), "time_ms")
+            ->valuedouble,
+        2.0);
+    cJSON_Delete(o);
+    cJSON_free(text);
+}
+END_TEST
+
+START_TEST(test_json_written_atomically)
+{
+    sample_grade();
+    char dir[] = "/tmp/cl-json-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    ck_assert_int_eq(cl_report_write_json(&g, path), 0);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    cJSON *o = cJSON_Parse(buf);
+    ck_assert_ptr_nonnull(o);
+    cJSON_Delete(o);
+    ck_assert_int_eq(cl_report_write_json(&g, "/nonexistent/r.json"), -1);
+}
+END_TEST
+
+START_TEST(test_table_report)
+{
+    struct cl_grade_opts o = cpu_opts();
+    cl_grade_run(&mixed_lab, &o, &g);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cl_report_print(f, &g, 0, "labs/01-vector-add/vector_add.cu");
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "Lab 91: CPU test lab"));
+    ck_assert_ptr_nonnull(strstr(text, "segv"));
+    ck_assert_ptr_nonnull(strstr(text, "crash"));
+    ck_assert_ptr_nonnull(strstr(text, "score: 20.0 / 120.0"));
+    ck_assert_ptr_nonnull(strstr(text, "hint: start with case 'segv'"));
+    /* the skeleton's first TODO is pointed at, with its line */
+    ck_assert_ptr_nonnull(strstr(text, "TODO(lab1) markers; the first is "
+                                       "at line"));
+    ck_assert_ptr_null(strstr(text, "\033[")); /* no colour */
+    free(text);
+}
+END_TEST
+
+START_TEST(test_find_marker)
+{
+    int count = 0;
+    int line = cl_find_marker("labs/01-vector-add/vector_add.cu",
+                              "TODO(lab1)", &count);
+    ck_assert_int_gt(line, 10);
+    ck_assert_int_eq(count, 3);
+    ck_assert_int_eq(cl_find_marker("solutions/01-vector-add/vector_add.cu",
+                                    "TODO(lab1)", &count),
+                     0);
+    ck_assert_int_eq(count, 0);
+    ck_assert_int_eq(cl_find_marker("/nonexistent", "x", &count), 0);
+}
+END_TEST
+
+// ---- symbols --------------------------------------------------------------
+
+static const char *const lab1_forbidden[] = {"cublas", "cudnn", NULL};
+
+START_TEST(test_symbols_solution_clean)
+{
+    struct cl_symtab t;
+    char err[256];
+    ck_assert_int_eq(cl_symtab_read(SOLUTION_SO, &t, err, sizeof err), 0);
+    ck_assert_int_eq(cl_symtab_defines(&t, "vector_add"), 1);
+    ck_assert_int_eq(cl_symtab_defines(&t, "matmul"), 0);
+    ck_assert_ptr_null(cl_symtab_forbidden(&t, lab1_forbidden));
+    cl_symtab_free(&t);
+}
+END_TEST
+
+START_TEST(test_symbols_forbidden_cublas)
+{
+    struct cl_symtab t;
+    char err[256];
+    ck_assert_int_eq(cl_symtab_read(FIXTURE("cublas"), &t, err, sizeof err),
+                     0);
+    const char *bad = cl_symtab_forbidden(&t, lab1_forbidden);
+    ck_assert_ptr_nonnull(bad);
+    ck_assert_int_eq(strncmp(bad, "cublas", 6), 0);
+    cl_symtab_free(&t);
+}
+END_TEST
+
+START_TEST(test_symbols_cxx_linkage)
+{
+    struct cl_symtab t;
+    char err[256];
+    ck_assert_int_eq(
+        cl_symtab_read(FIXTURE("no_symbol"), &t, err, sizeof err), 0);
+    ck_assert_int_eq(cl_symtab_defines(&t, "vector_add"), 0);
+    cl_symtab_free(&t);
+}
+END_TEST
+
+START_TEST(test_symbols_bad_files)
+{
+    struct cl_symtab t;
+    char err[256];
+    ck_assert_int_eq(cl_symtab_read("/nonexistent.so", &t, err, sizeof err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot read"));
+    ck_assert_int_eq(cl_symtab_read("Makefile", &t, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a 64-bit ELF"));
+    /* a truncated library: the header survives, the sections do not */
+    char path[] = "/tmp/cl-trunc-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *in = fopen(SOLUTION_SO, "rb");
+    char head[256];
+    ck_assert_int_eq(fread(head, 1, sizeof head, in), sizeof head);
+    fclose(in);
+    ck_assert_int_eq(write(fd, head, sizeof head), (ssize_t)sizeof head);
+    close(fd);
+    ck_assert_int_eq(cl_symtab_read(path, &t, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "truncated"));
+    unlink(path);
+}
+END_TEST
+
+// ---- the command line -----------------------------------------------------
+
+static int cli(int argc, const char **argv)
+{
+    /* keep the test log readable: the CLI's own output goes nowhere */
+    ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+    ck_assert_ptr_nonnull(freopen("/dev/null", "w", stderr));
+    return cl_cli_main(argc, (char **)argv, NULL);
+}
+
+#define CLI(...)                                                             \
+    ({                                                                       \
+        const char *argv_[] = {"grade", __VA_ARGS__, NULL};                  \
+        cli((int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_);               \
+    })
+
+START_TEST(test_cli_usage_errors)
+{
+    ck_assert_int_eq(CLI("no-such-lab"), CL_EXIT_USAGE);
+    ck_assert_int_eq(CLI("--bogus", "01"), CL_EXIT_USAGE);
+    ck_assert_int_eq(CLI("01", "--seed", "x1"), CL_EXIT_USAGE);
+    ck_assert_int_eq(CLI("01", "--seed", "-5"), CL_EXIT_USAGE);
+    ck_assert_int_eq(CLI("01", "--timeout", "0"), CL_EXIT_USAGE);
+    ck_assert_int_eq(CLI("01", "--timeout"), CL_EXIT_USAGE);
+    ck_assert_int_eq(CLI("01", "02"), CL_EXIT_USAGE);
+    const char *argv[] = {"grade", NULL};
+    ck_assert_int_eq(cli(1, argv), CL_EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(test_cli_ok_paths)
+{
+    ck_assert_int_eq(CLI("--help"), CL_EXIT_OK);
+    ck_assert_int_eq(CLI("--version"), CL_EXIT_OK);
+    ck_assert_int_eq(CLI("--list"), CL_EXIT_OK);
+    ck_assert_int_eq(CLI("vector-add", "--list"), CL_EXIT_OK);
+    ck_assert_int_eq(CLI("1", "--list"), CL_EXIT_OK);
+    ck_assert_int_eq(CLI("01-vector-add", "--list"), CL_EXIT_OK);
+}
+END_TEST
+
+START_TEST(test_cli_submission_problems)
+{
+    ck_assert_int_eq(CLI("01", "--lib", "/nonexistent.so"), CL_EXIT_LOAD);
+    ck_assert_int_eq(CLI("01", "--lib", FIXTURE("cublas")),
+                     CL_EXIT_FORBIDDEN);
+    ck_assert_int_eq(CLI("01", "--lib", FIXTURE("no_symbol")), CL_EXIT_LOAD);
+    ck_assert_int_eq(CLI("01", "--lib", SOLUTION_SO, "--case", "nope"),
+                     CL_EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(test_forbidden_is_reported_in_json)
+{
+    char dir[] = "/tmp/cl-forb-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    ck_assert_int_eq(CLI("01", "--lib", FIXTURE("cublas"), "--json", path),
+                     CL_EXIT_FORBIDDEN);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char buf[16384];
+    buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+    fclose(f);
+    cJSON *o = cJSON_Parse(buf);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "score")->valuedouble, 0.0);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "max_score")->valuedouble,
+                        100.0);
+    cJSON *x = cJSON_GetObjectItem(o, "extra_data");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "status")->valuestring,
+                     "forbidden library");
+    ck_assert_ptr_nonnull(
+        strstr(cJSON_GetObjectItem(o, "output")->valuestring, "cublas"));
+    cJSON_Delete(o);
+}
+END_TEST
+
+/* Without a GPU, lab 01 says so and grades nothing; with one, it grades. */
+START_TEST(test_no_gpu_or_graded)
+{
+    struct cl_grade_opts o = cpu_opts();
+    o.lib_path = SOLUTION_SO;
+    o.only_case = "n=1";
+    o.timeout_s = 60;
+    const struct cl_lab *lab = cl_lab_find("01", NULL);
+    enum cl_exit rc = cl_grade_run(lab, &o, &g);
+    if (rc == CL_EXIT_NO_GPU) {
+        ck_assert_ptr_nonnull(strstr(g.summary, "no CUDA GPU"));
+        ck_assert_int_eq(g.r[0].status, CL_ST_NOT_RUN);
+        ck_assert_double_eq(g.score, 0.0);
+        char *text = cl_report_json(&g);
+        cJSON *j = cJSON_Parse(text);
+        ck_assert_str_eq(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(j, "extra_data"),
+                                "status")
+                ->valuestring,
+            "not graded: no GPU");
+        cJSON_Delete(j);
+        cJSON_free(text);
+    } else {
+        ck_assert_int_eq(rc, CL_EXIT_OK);
+        ck_assert_double_eq(g.score, 6.0);
+    }
+}
+END_TEST
+
+START_TEST(test_lab_lookup)
+{
+    ck_assert_ptr_nonnull(cl_lab_find("01", NULL));
+    ck_assert_ptr_eq(cl_lab_find("1", NULL), cl_lab_find("vector-add", NULL));
+    ck_assert_ptr_eq(cl_lab_find("01-vector-add", NULL),
+                     cl_lab_find("01", NULL));
+    ck_assert_ptr_null(cl_lab_find("vector", NULL));
+    ck_assert_ptr_null(cl_lab_find("", NULL));
+    ck_assert_ptr_null(cl_lab_find("99", NULL));
+    const struct cl_lab *extra[] = {&clean_lab, NULL};
+    ck_assert_ptr_eq(cl_lab_find("93", extra), &clean_lab);
+}
+END_TEST
+
+static Suite *grader_suite(void)
+{
+    Suite *s = suite_create("grader");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, test_isolation_statuses);
+    tcase_add_test(core, test_sticky_error_restarts_worker);
+    tcase_add_test(core, test_speed_only_after_correctness);
+    tcase_add_test(core, test_speed_credit);
+    tcase_add_test(core, test_status_names);
+    tcase_add_test(core, test_reference_vector_add);
+    tcase_add_test(core, test_json_round_trip);
+    tcase_add_test(core, test_json_written_atomically);
+    tcase_add_test(core, test_table_report);
+    tcase_add_test(core, test_find_marker);
+    tcase_add_test(core, test_symbols_solution_clean);
+    tcase_add_test(core, test_symbols_forbidden_cublas);
+    tcase_add_test(core, test_cli_ok_paths);
+    tcase_add_test(core, test_lab_lookup);
+    tcase_add_test(core, test_no_gpu_or_graded);
+    suite_add_tcase(s, core);
+
+    TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 60);
+    tcase_add_test(limits, test_repeated_hangs_stop_the_run);
+    tcase_add_test(limits, test_case_selection);
+    tcase_add_test(limits, test_unloadable_submission);
+    tcase_add_test(limits, test_physical_floor);
+    tcase_add_test(limits, test_symbols_cxx_linkage);
+    tcase_add_test(limits, test_symbols_bad_files);
+    tcase_add_test(limits, test_cli_usage_errors);
+    tcase_add_test(limits, test_cli_submission_problems);
+    tcase_add_test(limits, test_forbidden_is_reported_in_json);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(grader_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed;
+}

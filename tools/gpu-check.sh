@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One batch for the GPU host: build, run every suite with the GPU, grade
+# every lab with the skeleton and the solution, run compute-sanitizer on the
+# solutions, and time each rung of each ladder. Logs and a summary go to
+# $OUT (default: build/gpu-check). Usage, from the project's root:
+#
+#     source .deps/env.sh   # offline host only (see the README)
+#     bash tools/gpu-check.sh
+set -uo pipefail
+OUT=${OUT:-build/gpu-check}
+mkdir -p "$OUT"
+sum="$OUT/summary.txt"
+: > "$sum"
+note() { echo "$*" | tee -a "$sum"; }
+step() { # step NAME CMD...: run, log to $OUT/NAME.log, note the exit code
+    local name=$1; shift
+    local t0=$SECONDS
+    "$@" > "$OUT/$name.log" 2>&1
+    local rc=$?
+    note "$(printf '%-34s exit %-3s %4ss' "$name" "$rc" $((SECONDS - t0)))"
+    return $rc
+}
+
+note "gpu-check $(date -u +%Y-%m-%dT%H:%MZ)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>&1 | tee -a "$sum"
+make info 2>&1 | tee -a "$sum"
+step build make -j"$(nproc)" all || { tail -30 "$OUT/build.log"; exit 1; }
+step test make test
+grep -E '^(tests:|[0-9]+%: Checks|SKIPPED|.*:[FE]:)' "$OUT/test.log" | tee -a "$sum"
+
+labs=$(ls -d labs/[0-9][0-9]-* | xargs -n1 basename)
+for lab in $labs; do
+    id=${lab%%-*}
+    step "grade-$id-solution" build/bin/grade "$id" --solution --no-color \
+        --seed 1 --json "$OUT/results-$id-solution.json"
+    grep -E '^score|^\s+n=|\(speed\)|^  [a-z]' "$OUT/grade-$id-solution.log" | tee -a "$sum"
+    step "grade-$id-skeleton" build/bin/grade "$id" --no-color --seed 1
+    grep -E '^score' "$OUT/grade-$id-skeleton.log" | tee -a "$sum"
+    step "memcheck-$id" compute-sanitizer --tool memcheck --error-exitcode 9 \
+        build/bin/grade "$id" --solution --quick --no-color --timeout 300
+    grep -E 'ERROR SUMMARY|^score' "$OUT/memcheck-$id.log" | tee -a "$sum"
+done
+[ -x tools/gpu-ladders.sh ] && step ladders bash tools/gpu-ladders.sh
+[ -f "$OUT/ladders.log" ] && tee -a "$sum" < "$OUT/ladders.log" > /dev/null
+note "done"
