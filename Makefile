@@ -102,7 +102,7 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test deps clean info
+.PHONY: all grade test deps clean info format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -123,6 +123,16 @@ test: all $(TESTS) $(FIXTURE_SO)
 ## deps: make sure Check and cJSON are there (installs them with apt as root)
 deps:
 	$(Q)sh grader/tests/deps.sh
+
+## format / format-check: apply or verify .clang-format on our C and CUDA
+FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \
+               grader/*.[ch] grader/labs/*.[ch] grader/tests/*.c \
+               grader/tests/fixtures/*/*.cu labs/*/*.[ch] labs/*/*.cu \
+               solutions/*/*.cu)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format: clean"
 
 ## info: what the build found
 info:

@@ -55,16 +55,16 @@ void cl_compare_f32(const float *got, const double *ref, const size_t *idx,
     out->pass = out->n_bad == 0 && out->norm_ok;
 }
 
-int cl_compare_describe(const struct cl_compare *c, const char *what,
-                        char *buf, size_t len)
+int cl_compare_describe(const struct cl_compare *c, const char *what, char *buf,
+                        size_t len)
 {
     size_t used = 0;
-#define PUT(...)                                                             \
-    do {                                                                     \
-        int k_ = snprintf(buf + used, used < len ? len - used : 0,           \
-                          __VA_ARGS__);                                      \
-        if (k_ > 0)                                                          \
-            used += (size_t)k_;                                              \
+#define PUT(...)                                                               \
+    do {                                                                       \
+        int k_ =                                                               \
+            snprintf(buf + used, used < len ? len - used : 0, __VA_ARGS__);    \
+        if (k_ > 0)                                                            \
+            used += (size_t)k_;                                                \
     } while (0)
     if (len)
         buf[0] = '\0';

@@ -61,8 +61,8 @@ void cl_compare_f32(const float *got, const double *ref, const size_t *idx,
  * never written, the first mismatches. @p what names the output. Returns
  * the number of characters written.
  */
-int cl_compare_describe(const struct cl_compare *c, const char *what,
-                        char *buf, size_t len);
+int cl_compare_describe(const struct cl_compare *c, const char *what, char *buf,
+                        size_t len);
 
 #ifdef __cplusplus
 }

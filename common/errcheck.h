@@ -15,33 +15,33 @@
 #include <cuda_runtime.h>
 
 /** Check a CUDA runtime call. */
-#define CUDA_CHECK(expr)                                                     \
-    do {                                                                     \
-        cudaError_t cl_err_ = (expr);                                        \
-        if (cl_err_ != cudaSuccess)                                          \
-            cl_fatal(__FILE__, __LINE__, #expr, "CUDA",                      \
-                     cudaGetErrorString(cl_err_));                           \
+#define CUDA_CHECK(expr)                                                       \
+    do {                                                                       \
+        cudaError_t cl_err_ = (expr);                                          \
+        if (cl_err_ != cudaSuccess)                                            \
+            cl_fatal(__FILE__, __LINE__, #expr, "CUDA",                        \
+                     cudaGetErrorString(cl_err_));                             \
     } while (0)
 
 /** Check the last kernel launch (configuration errors show up here). */
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
 /** Check a cuBLAS call (include cublas_v2.h before this header). */
-#define CUBLAS_CHECK(expr)                                                   \
-    do {                                                                     \
-        cublasStatus_t cl_st_ = (expr);                                      \
-        if (cl_st_ != CUBLAS_STATUS_SUCCESS)                                 \
-            cl_fatal(__FILE__, __LINE__, #expr, "cuBLAS",                    \
-                     cublasGetStatusString(cl_st_));                         \
+#define CUBLAS_CHECK(expr)                                                     \
+    do {                                                                       \
+        cublasStatus_t cl_st_ = (expr);                                        \
+        if (cl_st_ != CUBLAS_STATUS_SUCCESS)                                   \
+            cl_fatal(__FILE__, __LINE__, #expr, "cuBLAS",                      \
+                     cublasGetStatusString(cl_st_));                           \
     } while (0)
 
 /** Check a cuDNN call (include cudnn.h before this header). */
-#define CUDNN_CHECK(expr)                                                    \
-    do {                                                                     \
-        cudnnStatus_t cl_st_ = (expr);                                       \
-        if (cl_st_ != CUDNN_STATUS_SUCCESS)                                  \
-            cl_fatal(__FILE__, __LINE__, #expr, "cuDNN",                     \
-                     cudnnGetErrorString(cl_st_));                           \
+#define CUDNN_CHECK(expr)                                                      \
+    do {                                                                       \
+        cudnnStatus_t cl_st_ = (expr);                                         \
+        if (cl_st_ != CUDNN_STATUS_SUCCESS)                                    \
+            cl_fatal(__FILE__, __LINE__, #expr, "cuDNN",                       \
+                     cudnnGetErrorString(cl_st_));                             \
     } while (0)
 
 #endif /* CL_ERRCHECK_H */

@@ -44,8 +44,7 @@ int cl_gpu_query(struct cl_gpu_info *g, char *why, size_t why_len)
     if (e != cudaSuccess || count == 0) {
         if (why)
             snprintf(why, why_len, "no CUDA GPU found (%s)",
-                     e != cudaSuccess ? cudaGetErrorString(e)
-                                      : "zero devices");
+                     e != cudaSuccess ? cudaGetErrorString(e) : "zero devices");
         cudaGetLastError();
         return -1;
     }
@@ -70,8 +69,8 @@ int cl_gpu_query(struct cl_gpu_info *g, char *why, size_t why_len)
     int clock_khz = 0, bus_bits = 0;
     if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) ==
             cudaSuccess &&
-        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth,
-                               0) == cudaSuccess)
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) ==
+            cudaSuccess)
         g->bw_theory_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     cudaGetLastError();
     return 0;
@@ -145,8 +144,8 @@ struct copy_ctx {
 static void run_copy(void *ctx, cudaStream_t s)
 {
     struct copy_ctx *c = ctx;
-    CUDA_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes,
-                               cudaMemcpyDeviceToDevice, s));
+    CUDA_CHECK(
+        cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s));
 }
 
 struct sgemm_ctx {
@@ -200,8 +199,8 @@ static void measure_peaks(struct cl_gpu_info *g)
     CUDA_CHECK(cudaMemsetAsync((void *)sg.b, 0x3c, mbytes, s));
     struct cl_timed gemm = {"sgemm", run_sgemm, &sg, {0}};
     CUDA_CHECK(cl_time_interleaved(t, &gemm, 1, &o));
-    g->sgemm_tflops = 2.0 * sg.n * (double)sg.n * sg.n /
-                      (gemm.ms.median * 1e-3) / 1e12;
+    g->sgemm_tflops =
+        2.0 * sg.n * (double)sg.n * sg.n / (gemm.ms.median * 1e-3) / 1e12;
     CUDA_CHECK(cudaFree((void *)sg.a));
     CUDA_CHECK(cudaFree((void *)sg.b));
     CUDA_CHECK(cudaFree(sg.c));

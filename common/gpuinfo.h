@@ -17,22 +17,23 @@ extern "C" {
 
 /** A GPU and the software around it. Plain data: it crosses a pipe. */
 struct cl_gpu_info {
-    char name[256];       /**< e.g. "NVIDIA H200" */
-    char uuid[48];        /**< "GPU-xxxxxxxx-..." */
-    int device;           /**< CUDA device index */
-    int cc_major;         /**< compute capability */
+    char name[256]; /**< e.g. "NVIDIA H200" */
+    char uuid[48];  /**< "GPU-xxxxxxxx-..." */
+    int device;     /**< CUDA device index */
+    int cc_major;   /**< compute capability */
     int cc_minor;
-    int sm_count;         /**< multiprocessors */
-    size_t l2_bytes;      /**< L2 cache size */
-    size_t mem_bytes;     /**< global memory */
-    int driver;           /**< cudaDriverGetVersion, e.g. 13000 */
-    int runtime;          /**< cudaRuntimeGetVersion */
-    int cublas;           /**< e.g. 130100 */
-    int cudnn;            /**< e.g. 91400 */
-    double bw_theory_gbps; /**< from memory clock and bus width (0 if unknown) */
-    double memcpy_gbps;   /**< measured D2D copy, bytes read + written */
-    double sgemm_tflops;  /**< measured FP32 SGEMM */
-    int calibrated;       /**< memcpy_gbps and sgemm_tflops are valid */
+    int sm_count;     /**< multiprocessors */
+    size_t l2_bytes;  /**< L2 cache size */
+    size_t mem_bytes; /**< global memory */
+    int driver;       /**< cudaDriverGetVersion, e.g. 13000 */
+    int runtime;      /**< cudaRuntimeGetVersion */
+    int cublas;       /**< e.g. 130100 */
+    int cudnn;        /**< e.g. 91400 */
+    double
+        bw_theory_gbps;  /**< from memory clock and bus width (0 if unknown) */
+    double memcpy_gbps;  /**< measured D2D copy, bytes read + written */
+    double sgemm_tflops; /**< measured FP32 SGEMM */
+    int calibrated;      /**< memcpy_gbps and sgemm_tflops are valid */
 };
 
 /**

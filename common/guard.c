@@ -89,8 +89,8 @@ void cl_dbuf_poison(const struct cl_dbuf *b, cudaStream_t s)
 
 void cl_dbuf_arm(const struct cl_dbuf *b, cudaStream_t s)
 {
-    CUDA_CHECK(cudaMemsetAsync(b->d_base, CL_CANARY,
-                               CL_GUARD_BYTES + b->offset, s));
+    CUDA_CHECK(
+        cudaMemsetAsync(b->d_base, CL_CANARY, CL_GUARD_BYTES + b->offset, s));
     CUDA_CHECK(cudaMemsetAsync((unsigned char *)b->ptr + b->bytes, CL_CANARY,
                                CL_GUARD_BYTES, s));
 }
@@ -109,8 +109,8 @@ int cl_dbuf_check(const struct cl_dbuf *b, size_t elem, cudaStream_t s,
     size_t ff = 0, fl = 0, bf = 0;
     memset(r, 0, sizeof *r);
     r->front_bad = cl_scan_bytes(h, front_n, CL_CANARY, &ff, &fl);
-    r->back_bad = cl_scan_bytes(h + front_n, CL_GUARD_BYTES, CL_CANARY, &bf,
-                                NULL);
+    r->back_bad =
+        cl_scan_bytes(h + front_n, CL_GUARD_BYTES, CL_CANARY, &bf, NULL);
     if (elem == 0)
         elem = 1;
     if (r->front_bad) /* the write nearest the buffer is the likely culprit */

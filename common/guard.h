@@ -22,25 +22,25 @@
 extern "C" {
 #endif
 
-#define CL_CANARY 0xCAu           /**< byte pattern of guard zones */
-#define CL_POISON 0xFFu           /**< byte pattern of poisoned outputs */
-#define CL_POISON_F32 0xFFFFFFFFu /**< a poisoned float's bits */
-#define CL_GUARD_BYTES 4096u      /**< size of each guard zone */
+#define CL_CANARY      0xCAu       /**< byte pattern of guard zones */
+#define CL_POISON      0xFFu       /**< byte pattern of poisoned outputs */
+#define CL_POISON_F32  0xFFFFFFFFu /**< a poisoned float's bits */
+#define CL_GUARD_BYTES 4096u       /**< size of each guard zone */
 
 /** A device buffer with guard zones on both sides. */
 struct cl_dbuf {
     unsigned char *d_base; /**< start of the allocation (front guard) */
-    void *ptr;             /**< what the student sees: d_base + guard + offset */
-    size_t bytes;          /**< usable bytes at ptr */
-    size_t offset;         /**< bytes between the front guard and ptr */
+    void *ptr;     /**< what the student sees: d_base + guard + offset */
+    size_t bytes;  /**< usable bytes at ptr */
+    size_t offset; /**< bytes between the front guard and ptr */
 };
 
 /** Outcome of a guard check. */
 struct cl_guard_report {
-    size_t front_bad;  /**< changed bytes before the buffer */
-    size_t back_bad;   /**< changed bytes after the buffer */
-    long first_bad;    /**< element index (may be negative) of the first
-                            changed byte's element, for the message */
+    size_t front_bad; /**< changed bytes before the buffer */
+    size_t back_bad;  /**< changed bytes after the buffer */
+    long first_bad;   /**< element index (may be negative) of the first
+                           changed byte's element, for the message */
 };
 
 /**

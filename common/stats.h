@@ -11,14 +11,14 @@ extern "C" {
 
 /** Summary of n samples (milliseconds, or any unit). */
 struct cl_stats {
-    int n;          /**< number of samples */
-    double median;  /**< the figure the grader reports */
-    double min;     /**< fastest sample */
-    double max;     /**< slowest sample */
-    double mean;    /**< arithmetic mean */
-    double q1;      /**< first quartile (linear interpolation) */
-    double q3;      /**< third quartile */
-    double spread;  /**< (q3 - q1) / median: the relative spread */
+    int n;         /**< number of samples */
+    double median; /**< the figure the grader reports */
+    double min;    /**< fastest sample */
+    double max;    /**< slowest sample */
+    double mean;   /**< arithmetic mean */
+    double q1;     /**< first quartile (linear interpolation) */
+    double q3;     /**< third quartile */
+    double spread; /**< (q3 - q1) / median: the relative spread */
 };
 
 /** Quantile @p q in [0, 1] of sorted @p x (linear interpolation). */

@@ -102,8 +102,8 @@ cudaError_t cl_time_interleaved(struct cl_timer *t, struct cl_timed *items,
             continue;
         int stable = 1;
         for (int k = 0; k < n && stable; k++)
-            stable = cl_stats_stable(samples + (size_t)k * cap, reps,
-                                     o->stable_rel);
+            stable =
+                cl_stats_stable(samples + (size_t)k * cap, reps, o->stable_rel);
         if (stable || total >= o->max_total_ms)
             break;
     }

@@ -26,10 +26,10 @@ typedef void (*cl_timed_fn)(void *ctx, cudaStream_t s);
 
 /** One function to time and, afterwards, its statistics. */
 struct cl_timed {
-    const char *name;     /**< for messages */
-    cl_timed_fn fn;       /**< enqueues the work */
-    void *ctx;            /**< passed to fn */
-    struct cl_stats ms;   /**< filled in: milliseconds per call */
+    const char *name;   /**< for messages */
+    cl_timed_fn fn;     /**< enqueues the work */
+    void *ctx;          /**< passed to fn */
+    struct cl_stats ms; /**< filled in: milliseconds per call */
 };
 
 /** How long to time. */
@@ -52,7 +52,8 @@ struct cl_timer;
 struct cl_timer *cl_timer_create(cudaStream_t s);
 /** Free a timer (NULL is fine). */
 void cl_timer_destroy(struct cl_timer *t);
-/** Evict the L2 (enqueued on the timer's stream); returns the memset's error. */
+/** Evict the L2 (enqueued on the timer's stream); returns the memset's error.
+ */
 cudaError_t cl_timer_flush_l2(struct cl_timer *t);
 
 /**

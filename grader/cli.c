@@ -113,8 +113,8 @@ static void lab_names(char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     for (const struct cl_lab *const *l = cl_labs; *l && used < len; l++) {
-        int k = snprintf(buf + used, len - used, "%s%s %s",
-                         used ? ", " : "", (*l)->id, (*l)->slug);
+        int k = snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
+                         (*l)->id, (*l)->slug);
         if (k > 0)
             used += (size_t)k;
     }
@@ -153,15 +153,17 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     optind = 0; /* reset: tests call this more than once */
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":l:Ss:j:c:qt:hV", longopts,
-                             NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":l:Ss:j:c:qt:hV", longopts, NULL)) !=
+           -1) {
         switch (ch) {
         case 'l': o.lib_path = optarg; break;
         case 'S': solution = 1; break;
         case 's':
             if (parse_u64(optarg, &o.seed))
-                return usage_error(prog, "bad seed '%s' (a non-negative "
-                                         "integer)", optarg);
+                return usage_error(prog,
+                                   "bad seed '%s' (a non-negative "
+                                   "integer)",
+                                   optarg);
             have_seed = 1;
             break;
         case 'j': json = optarg; break;
@@ -219,8 +221,9 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         source = src;
     }
     if (access(o.lib_path, R_OK) != 0) {
-        fprintf(stderr, "%s: cannot read the submission '%s': %s (run 'make "
-                        "grade LAB=%s' to build it)\n",
+        fprintf(stderr,
+                "%s: cannot read the submission '%s': %s (run 'make "
+                "grade LAB=%s' to build it)\n",
                 prog, o.lib_path, strerror(errno), lab->id);
         return CL_EXIT_LOAD;
     }
@@ -237,8 +240,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     }
     if (rc == CL_EXIT_NO_GPU) {
         /* one line, as promised */
-        fprintf(stderr, "%s: %s: nothing graded (exit %d)\n", prog,
-                g.summary, rc);
+        fprintf(stderr, "%s: %s: nothing graded (exit %d)\n", prog, g.summary,
+                rc);
     } else {
         cl_report_print(stdout, &g, color, source);
         fflush(stdout);

@@ -26,19 +26,19 @@ enum { HELLO_OK = 0, HELLO_NO_GPU, HELLO_LOAD, HELLO_FAILED };
 
 struct msg {
     int type;
-    int hello;                /* HELLO_* for MSG_HELLO */
-    char text[1024];          /* why, when hello != HELLO_OK */
-    struct cl_gpu_info gpu;   /* with MSG_HELLO */
-    struct cl_result r;       /* with MSG_RESULT */
+    int hello;              /* HELLO_* for MSG_HELLO */
+    char text[1024];        /* why, when hello != HELLO_OK */
+    struct cl_gpu_info gpu; /* with MSG_HELLO */
+    struct cl_result r;     /* with MSG_RESULT */
 };
 
 struct cmd {
-    int index;  /* case index; -1 ends the worker */
+    int index; /* case index; -1 ends the worker */
     int timing;
 };
 
 #define HELLO_TIMEOUT_S 300.0 /* CUDA start-up plus a first calibration */
-#define MAX_HANGS 2           /* after this many timeouts, stop running */
+#define MAX_HANGS       2     /* after this many timeouts, stop running */
 
 static int write_full(int fd, const void *p, size_t n)
 {
@@ -139,9 +139,9 @@ static void check_floor(const struct cl_lab *lab, const struct cl_gpu_info *g,
     }
 }
 
-static __attribute__((noreturn)) void
-worker_main(const struct cl_lab *lab, const struct cl_grade_opts *o,
-            int cmd_fd, int res_fd)
+static __attribute__((noreturn)) void worker_main(const struct cl_lab *lab,
+                                                  const struct cl_grade_opts *o,
+                                                  int cmd_fd, int res_fd)
 {
     static struct msg m;
     struct cl_gpu_info gpu;
@@ -321,8 +321,8 @@ static int start_worker(struct worker *w, const struct cl_lab *lab,
     return HELLO_OK;
 }
 
-static int select_cases(const struct cl_lab *lab,
-                        const struct cl_grade_opts *o, struct cl_grade *g)
+static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
+                        struct cl_grade *g)
 {
     /* correctness first, then speed */
     for (int kind = CL_CASE_CORRECT; kind <= CL_CASE_SPEED; kind++) {
@@ -374,9 +374,8 @@ static enum cl_exit check_symbols(const struct cl_lab *lab,
             break;
         }
     }
-    const char *bad = rc == CL_EXIT_OK
-                          ? cl_symtab_forbidden(&t, lab->forbidden)
-                          : NULL;
+    const char *bad =
+        rc == CL_EXIT_OK ? cl_symtab_forbidden(&t, lab->forbidden) : NULL;
     if (bad) {
         snprintf(g->summary, sizeof g->summary,
                  "the submission uses '%s', from a library this lab forbids: "

@@ -36,15 +36,15 @@ enum cl_exit {
 
 /** How one case ended. */
 enum cl_status {
-    CL_ST_PASS = 0,  /**< correct (and timed, for a speed case) */
-    CL_ST_WRONG,     /**< output outside the tolerance or unwritten */
-    CL_ST_OOB,       /**< wrote outside its buffers (guard zones) */
-    CL_ST_CUDA,      /**< a CUDA error from the student's code */
-    CL_ST_CRASH,     /**< the worker died (signal or exit) */
-    CL_ST_TIMEOUT,   /**< the case ran past its time limit */
-    CL_ST_TOO_FAST,  /**< faster than physics allows: measurement rejected */
-    CL_ST_NOT_RUN,   /**< skipped (after repeated hangs, or no GPU) */
-    CL_ST_INTERNAL,  /**< the grader failed on this case */
+    CL_ST_PASS = 0, /**< correct (and timed, for a speed case) */
+    CL_ST_WRONG,    /**< output outside the tolerance or unwritten */
+    CL_ST_OOB,      /**< wrote outside its buffers (guard zones) */
+    CL_ST_CUDA,     /**< a CUDA error from the student's code */
+    CL_ST_CRASH,    /**< the worker died (signal or exit) */
+    CL_ST_TIMEOUT,  /**< the case ran past its time limit */
+    CL_ST_TOO_FAST, /**< faster than physics allows: measurement rejected */
+    CL_ST_NOT_RUN,  /**< skipped (after repeated hangs, or no GPU) */
+    CL_ST_INTERNAL, /**< the grader failed on this case */
     CL_ST_COUNT
 };
 
@@ -59,54 +59,54 @@ enum cl_metric { CL_METRIC_GBPS = 0, CL_METRIC_TFLOPS = 1 };
 
 /** One named case of a lab. */
 struct cl_case {
-    const char *name;        /**< short, unique in the lab: "n=31" */
-    enum cl_case_kind kind;  /**< correctness or speed */
-    double points;           /**< correctness points, or speed points */
-    long p[6];               /**< lab-specific parameters (sizes, offsets) */
-    int quick;               /**< part of --quick */
+    const char *name;       /**< short, unique in the lab: "n=31" */
+    enum cl_case_kind kind; /**< correctness or speed */
+    double points;          /**< correctness points, or speed points */
+    long p[6];              /**< lab-specific parameters (sizes, offsets) */
+    int quick;              /**< part of --quick */
 };
 
 /** What the worker knows while running a case. */
 struct cl_ctx {
-    uint64_t seed;                  /**< base seed of this run */
-    int timing;                     /**< time this case (speed cases only) */
-    const struct cl_gpu_info *gpu;  /**< NULL for labs that need no GPU */
-    cudaStream_t stream;            /**< the stream handed to the student */
-    struct cl_timer *timer;         /**< shared timer, NULL without a GPU */
+    uint64_t seed;                 /**< base seed of this run */
+    int timing;                    /**< time this case (speed cases only) */
+    const struct cl_gpu_info *gpu; /**< NULL for labs that need no GPU */
+    cudaStream_t stream;           /**< the stream handed to the student */
+    struct cl_timer *timer;        /**< shared timer, NULL without a GPU */
 };
 
 /** What a case reports back; plain data, it crosses a pipe. */
 struct cl_result {
-    int index;            /**< case index in the lab */
+    int index; /**< case index in the lab */
     enum cl_status status;
-    int timed;            /**< t_ms / base_ms / ceil_ms are valid */
-    int restart;          /**< the worker must be replaced (sticky error) */
-    double t_ms;          /**< student's median per call */
-    double t_spread;      /**< its relative spread (IQR / median) */
-    double base_ms;       /**< baseline library's median */
-    double ceil_ms;       /**< ceiling operation's median (0 if none) */
-    double work;          /**< bytes or FLOPs per call (see the lab's metric) */
-    double ceil_work;     /**< bytes or FLOPs of the ceiling operation */
-    double score;         /**< points earned (set by the engine) */
-    double max_score;     /**< points available (set by the engine) */
-    char msg[1024];       /**< what happened, for the student */
+    int timed;        /**< t_ms / base_ms / ceil_ms are valid */
+    int restart;      /**< the worker must be replaced (sticky error) */
+    double t_ms;      /**< student's median per call */
+    double t_spread;  /**< its relative spread (IQR / median) */
+    double base_ms;   /**< baseline library's median */
+    double ceil_ms;   /**< ceiling operation's median (0 if none) */
+    double work;      /**< bytes or FLOPs per call (see the lab's metric) */
+    double ceil_work; /**< bytes or FLOPs of the ceiling operation */
+    double score;     /**< points earned (set by the engine) */
+    double max_score; /**< points available (set by the engine) */
+    char msg[1024];   /**< what happened, for the student */
 };
 
 /** A lab's specification. */
 struct cl_lab {
-    const char *id;                /**< "01" */
-    const char *slug;              /**< "vector-add" */
-    const char *title;             /**< "Vector add" */
-    const char *source;            /**< the file the student edits */
-    const char *todo;              /**< the marker: "TODO(lab1)" */
-    const char *const *symbols;    /**< entry points, NULL-terminated */
-    const char *const *forbidden;  /**< symbol prefixes, NULL-terminated */
-    const char *baseline;          /**< "cudnnOpTensor" */
-    const char *ceiling;           /**< "memcpy", or NULL */
-    enum cl_metric metric;         /**< GB/s or TFLOP/s */
-    double speed_target;           /**< speedup for full speed credit */
-    int needs_gpu;                 /**< 0 only for the engine's own tests */
-    double timeout_s;              /**< default limit per case */
+    const char *id;               /**< "01" */
+    const char *slug;             /**< "vector-add" */
+    const char *title;            /**< "Vector add" */
+    const char *source;           /**< the file the student edits */
+    const char *todo;             /**< the marker: "TODO(lab1)" */
+    const char *const *symbols;   /**< entry points, NULL-terminated */
+    const char *const *forbidden; /**< symbol prefixes, NULL-terminated */
+    const char *baseline;         /**< "cudnnOpTensor" */
+    const char *ceiling;          /**< "memcpy", or NULL */
+    enum cl_metric metric;        /**< GB/s or TFLOP/s */
+    double speed_target;          /**< speedup for full speed credit */
+    int needs_gpu;                /**< 0 only for the engine's own tests */
+    double timeout_s;             /**< default limit per case */
     const struct cl_case *cases;
     int ncases;
     /** Resolve entry points in @p lib (a dlopen handle) and create handles;
@@ -132,14 +132,14 @@ const struct cl_lab *cl_lab_find(const char *name,
 
 /** Options of one grading run. */
 struct cl_grade_opts {
-    const char *lib_path;   /**< the submission's shared library */
-    uint64_t seed;          /**< input seed */
-    const char *only_case;  /**< run just this case (NULL: all) */
-    int quick;              /**< only cases marked quick */
-    double timeout_s;       /**< per-case limit; 0: the lab's */
-    const char *cache_dir;  /**< calibration cache; NULL: default */
-    int recalibrate;        /**< measure peaks again */
-    int progress;           /**< print a live progress line on stderr */
+    const char *lib_path;  /**< the submission's shared library */
+    uint64_t seed;         /**< input seed */
+    const char *only_case; /**< run just this case (NULL: all) */
+    int quick;             /**< only cases marked quick */
+    double timeout_s;      /**< per-case limit; 0: the lab's */
+    const char *cache_dir; /**< calibration cache; NULL: default */
+    int recalibrate;       /**< measure peaks again */
+    int progress;          /**< print a live progress line on stderr */
 };
 
 #define CL_MAX_CASES 64 /**< cases in one lab, at most */
@@ -149,17 +149,17 @@ struct cl_grade {
     const struct cl_lab *lab;
     uint64_t seed;
     const char *lib_path;
-    int n;                             /**< cases selected */
-    struct cl_result r[CL_MAX_CASES];  /**< their results, in run order */
-    int have_gpu;                      /**< gpu is valid */
+    int n;                            /**< cases selected */
+    struct cl_result r[CL_MAX_CASES]; /**< their results, in run order */
+    int have_gpu;                     /**< gpu is valid */
     struct cl_gpu_info gpu;
-    int all_correct;                   /**< every case's output was right */
+    int all_correct; /**< every case's output was right */
     double score, max_score;
     double correct_score, correct_max;
     double speed_score, speed_max;
     double elapsed_s;
     enum cl_exit exit_code;
-    char summary[1024];                /**< why nothing was graded, if so */
+    char summary[1024]; /**< why nothing was graded, if so */
 };
 
 #ifdef __cplusplus

@@ -16,10 +16,8 @@ static int is_sticky(cudaError_t e)
     case cudaErrorLaunchOutOfResources:
     case cudaErrorInvalidDeviceFunction:
     case cudaErrorInvalidResourceHandle:
-    case cudaErrorMemoryAllocation:
-        return 0;
-    default:
-        return 1;
+    case cudaErrorMemoryAllocation: return 0;
+    default: return 1;
     }
 }
 
@@ -37,10 +35,8 @@ static const char *error_hint(cudaError_t e)
                "to its width";
     case cudaErrorLaunchOutOfResources:
         return "too many registers or threads per block for this launch";
-    case cudaErrorAssert:
-        return "a device-side assert failed";
-    default:
-        return "see the CUDA documentation for this error";
+    case cudaErrorAssert: return "a device-side assert failed";
+    default: return "see the CUDA documentation for this error";
     }
 }
 
@@ -59,9 +55,8 @@ int cl_student_error(cudaStream_t s, const char *when, struct cl_result *r)
     return 1;
 }
 
-int cl_check_guards(const struct cl_dbuf *const *bufs,
-                    const char *const *names, int n, size_t elem,
-                    cudaStream_t s, struct cl_result *r)
+int cl_check_guards(const struct cl_dbuf *const *bufs, const char *const *names,
+                    int n, size_t elem, cudaStream_t s, struct cl_result *r)
 {
     for (int i = 0; i < n; i++) {
         struct cl_guard_report g;

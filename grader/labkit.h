@@ -26,9 +26,8 @@ int cl_student_error(cudaStream_t s, const char *when, struct cl_result *r);
  * Check the guard zones of @p n buffers named @p names (element size
  * @p elem). On a write outside a buffer fill @p r (CL_ST_OOB) and return 1.
  */
-int cl_check_guards(const struct cl_dbuf *const *bufs,
-                    const char *const *names, int n, size_t elem,
-                    cudaStream_t s, struct cl_result *r);
+int cl_check_guards(const struct cl_dbuf *const *bufs, const char *const *names,
+                    int n, size_t elem, cudaStream_t s, struct cl_result *r);
 
 /**
  * Turn a failed comparison into a verdict: CL_ST_WRONG with the

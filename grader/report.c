@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GREEN "\033[32m"
-#define RED "\033[31m"
+#define GREEN  "\033[32m"
+#define RED    "\033[31m"
 #define YELLOW "\033[33m"
-#define BOLD "\033[1m"
-#define RESET "\033[0m"
+#define BOLD   "\033[1m"
+#define RESET  "\033[0m"
 
 static const char *metric_unit(const struct cl_lab *lab)
 {
@@ -111,8 +111,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
     fprintf(f, "%sLab %s: %s%s  (seed %" PRIu64 ", %s)\n", color ? BOLD : "",
             lab->id, lab->title, color ? RESET : "", g->seed, plat);
     if (g->exit_code == CL_EXIT_NO_GPU || g->exit_code == CL_EXIT_LOAD ||
-        g->exit_code == CL_EXIT_FORBIDDEN ||
-        g->exit_code == CL_EXIT_INTERNAL) {
+        g->exit_code == CL_EXIT_FORBIDDEN || g->exit_code == CL_EXIT_INTERNAL) {
         fprintf(f, "%snot graded: %s%s\n", color ? RED : "", g->summary,
                 color ? RESET : "");
         return;
@@ -139,7 +138,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
         }
         const char *col = "";
         if (color)
-            col = r->status != CL_ST_PASS      ? RED
+            col = r->status != CL_ST_PASS          ? RED
                   : r->score < r->max_score - 1e-9 ? YELLOW
                                                    : GREEN;
         char name[40];
@@ -172,8 +171,9 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
         fprintf(f, " labs/%s-%s/README.md explains each task.\n", lab->id,
                 lab->slug);
     } else if (g->speed_score < g->speed_max - 1e-9) {
-        fprintf(f, "hint: correct everywhere; full speed credit needs %.2fx "
-                   "of %s (see the README's grading table).\n",
+        fprintf(f,
+                "hint: correct everywhere; full speed credit needs %.2fx "
+                "of %s (see the README's grading table).\n",
                 lab->speed_target, lab->baseline);
     }
 }

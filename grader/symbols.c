@@ -29,8 +29,7 @@ static const char *str_at(const char *tab, size_t tsz, size_t off)
     return tab + off;
 }
 
-int cl_symtab_read(const char *path, struct cl_symtab *t, char *err,
-                   size_t len)
+int cl_symtab_read(const char *path, struct cl_symtab *t, char *err, size_t len)
 {
     memset(t, 0, sizeof *t);
     size_t size = 0;

@@ -18,11 +18,11 @@ extern "C" {
 
 /** The dynamic symbols of a shared object. */
 struct cl_symtab {
-    char **defined;   /**< defined global functions and objects */
+    char **defined; /**< defined global functions and objects */
     size_t ndefined;
     char **undefined; /**< undefined symbols */
     size_t nundefined;
-    char **needed;    /**< DT_NEEDED library names */
+    char **needed; /**< DT_NEEDED library names */
     size_t nneeded;
 };
 

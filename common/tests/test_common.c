@@ -255,7 +255,8 @@ START_TEST(test_rng_range_and_mean)
 }
 END_TEST
 
-// ---- fatal, files, versions --------------------------------------------------
+// ---- fatal, files, versions
+// --------------------------------------------------
 
 START_TEST(test_fatal_format)
 {

@@ -68,9 +68,8 @@ static void *setup(void *lib, char *err, size_t len)
     CUDNN_CHECK(cudnnCreate(&s->dnn));
     CUDNN_CHECK(cudnnCreateTensorDescriptor(&s->desc));
     CUDNN_CHECK(cudnnCreateOpTensorDescriptor(&s->op));
-    CUDNN_CHECK(cudnnSetOpTensorDescriptor(s->op, CUDNN_OP_TENSOR_ADD,
-                                           CUDNN_DATA_FLOAT,
-                                           CUDNN_NOT_PROPAGATE_NAN));
+    CUDNN_CHECK(cudnnSetOpTensorDescriptor(
+        s->op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
     return s;
 }
 
@@ -206,9 +205,9 @@ done:
 // the spec
 
 static const char *const symbols[] = {"vector_add", NULL};
-static const char *const forbidden[] = {"cublas", "cudnn",   "curand",
+static const char *const forbidden[] = {"cublas", "cudnn",    "curand",
                                         "cufft",  "cusparse", "cusolver",
-                                        "npp",    "nvjpeg",  NULL};
+                                        "npp",    "nvjpeg",   NULL};
 
 const struct cl_lab cl_lab_vector_add = {
     .id = "01",

@@ -24,13 +24,22 @@
 #define CL_BUILD_DIR "build"
 #endif
 #define FIXTURE(name) CL_BUILD_DIR "/fixtures/lab01/" name ".so"
-#define SOLUTION_SO CL_BUILD_DIR "/solution/01-vector-add.so"
+#define SOLUTION_SO   CL_BUILD_DIR "/solution/01-vector-add.so"
 
 // ---- a lab that runs on the CPU -------------------------------------------
 
 enum behaviour {
-    B_PASS, B_SEGV, B_HANG, B_ABORT, B_EXIT, B_WRONG, B_OOB, B_STICKY,
-    B_FATAL, B_PID, B_SPEED
+    B_PASS,
+    B_SEGV,
+    B_HANG,
+    B_ABORT,
+    B_EXIT,
+    B_WRONG,
+    B_OOB,
+    B_STICKY,
+    B_FATAL,
+    B_PID,
+    B_SPEED
 };
 
 static void *cpu_setup(void *lib, char *err, size_t len)
@@ -86,7 +95,10 @@ static void cpu_run(void *state, const struct cl_ctx *ctx,
     }
 }
 
-#define CASE(name, b, kind, pts) {name, kind, pts, {b, 0, 0, 0, 0, 0}, 1}
+#define CASE(name, b, kind, pts)                                               \
+    {                                                                          \
+        name, kind, pts, {b, 0, 0, 0, 0, 0}, 1                                 \
+    }
 
 static const struct cl_case mixed_cases[] = {
     CASE("pass", B_PASS, CL_CASE_CORRECT, 10),
@@ -119,14 +131,22 @@ static const struct cl_case hang_cases[] = {
     CASE("pass", B_PASS, CL_CASE_CORRECT, 10),
 };
 
-#define CPU_LAB(var, id_, slug_, cases_)                                     \
-    static const struct cl_lab var = {                                       \
-        .id = id_, .slug = slug_, .title = "CPU test lab",                   \
-        .source = "labs/01-vector-add/vector_add.cu", .todo = "TODO(lab1)",  \
-        .baseline = "reference", .metric = CL_METRIC_GBPS,                   \
-        .speed_target = 1.0, .needs_gpu = 0, .timeout_s = 5.0,              \
-        .cases = cases_, .ncases = sizeof cases_ / sizeof cases_[0],         \
-        .setup = cpu_setup, .run = cpu_run}
+#define CPU_LAB(var, id_, slug_, cases_)                                       \
+    static const struct cl_lab var = {                                         \
+        .id = id_,                                                             \
+        .slug = slug_,                                                         \
+        .title = "CPU test lab",                                               \
+        .source = "labs/01-vector-add/vector_add.cu",                          \
+        .todo = "TODO(lab1)",                                                  \
+        .baseline = "reference",                                               \
+        .metric = CL_METRIC_GBPS,                                              \
+        .speed_target = 1.0,                                                   \
+        .needs_gpu = 0,                                                        \
+        .timeout_s = 5.0,                                                      \
+        .cases = cases_,                                                       \
+        .ncases = sizeof cases_ / sizeof cases_[0],                            \
+        .setup = cpu_setup,                                                    \
+        .run = cpu_run}
 
 CPU_LAB(mixed_lab, "91", "mixed", mixed_cases);
 CPU_LAB(good_lab, "92", "good", good_cases);
@@ -199,8 +219,8 @@ START_TEST(test_sticky_error_restarts_worker)
     int pid1 = atoi(result("pid-1")->msg), pid2 = atoi(result("pid-2")->msg);
     int sticky = 0;
     sscanf(result("sticky")->msg, "sticky %d", &sticky);
-    ck_assert_int_eq(pid1, sticky);  /* one worker until the sticky error */
-    ck_assert_int_ne(pid2, sticky);  /* then a fresh one */
+    ck_assert_int_eq(pid1, sticky); /* one worker until the sticky error */
+    ck_assert_int_ne(pid2, sticky); /* then a fresh one */
     ck_assert_int_eq(result("pid-2")->status, CL_ST_PASS);
 }
 END_TEST
@@ -309,7 +329,8 @@ START_TEST(test_reference_vector_add)
 }
 END_TEST
 
-// ---- report and results.json -------------------------------------------------
+// ---- report and results.json
+// -------------------------------------------------
 
 static void sample_grade(void)
 {
@@ -324,27 +345,24 @@ START_TEST(test_json_round_trip)
     ck_assert_ptr_nonnull(text);
     cJSON *o = cJSON_Parse(text);
     ck_assert_ptr_nonnull(o);
-    ck_assert_double_eq_tol(
-        cJSON_GetObjectItem(o, "score")->valuedouble, 25.0, 1e-9);
-    ck_assert_double_eq(cJSON_GetObjectItem(o, "max_score")->valuedouble,
-                        40.0);
+    ck_assert_double_eq_tol(cJSON_GetObjectItem(o, "score")->valuedouble, 25.0,
+                            1e-9);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "max_score")->valuedouble, 40.0);
     ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(o, "execution_time")));
     cJSON *tests = cJSON_GetObjectItem(o, "tests");
     ck_assert_int_eq(cJSON_GetArraySize(tests), 2);
     cJSON *t0 = cJSON_GetArrayItem(tests, 0);
     ck_assert_str_eq(cJSON_GetObjectItem(t0, "name")->valuestring, "pass");
-    ck_assert_str_eq(cJSON_GetObjectItem(t0, "status")->valuestring,
-                     "passed");
+    ck_assert_str_eq(cJSON_GetObjectItem(t0, "status")->valuestring, "passed");
     cJSON *t1 = cJSON_GetArrayItem(tests, 1);
     ck_assert_str_eq(cJSON_GetObjectItem(t1, "name")->valuestring,
                      "speed (speed)");
-    ck_assert_double_eq_tol(cJSON_GetObjectItem(t1, "score")->valuedouble,
-                            15.0, 1e-9);
+    ck_assert_double_eq_tol(cJSON_GetObjectItem(t1, "score")->valuedouble, 15.0,
+                            1e-9);
     cJSON *board = cJSON_GetObjectItem(o, "leaderboard");
     ck_assert_int_eq(cJSON_GetArraySize(board), 1);
     ck_assert_double_eq_tol(
-        cJSON_GetObjectItem(cJSON_GetArrayItem(board, 0), "value")
-            ->valuedouble,
+        cJSON_GetObjectItem(cJSON_GetArrayItem(board, 0), "value")->valuedouble,
         0.5, 1e-12);
     cJSON *x = cJSON_GetObjectItem(o, "extra_data");
     ck_assert_str_eq(cJSON_GetObjectItem(x, "seed")->valuestring, "7");
@@ -406,8 +424,8 @@ END_TEST
 START_TEST(test_find_marker)
 {
     int count = 0;
-    int line = cl_find_marker("labs/01-vector-add/vector_add.cu",
-                              "TODO(lab1)", &count);
+    int line = cl_find_marker("labs/01-vector-add/vector_add.cu", "TODO(lab1)",
+                              &count);
     ck_assert_int_gt(line, 10);
     ck_assert_int_eq(count, 3);
     ck_assert_int_eq(cl_find_marker("solutions/01-vector-add/vector_add.cu",
@@ -438,8 +456,7 @@ START_TEST(test_symbols_forbidden_cublas)
 {
     struct cl_symtab t;
     char err[256];
-    ck_assert_int_eq(cl_symtab_read(FIXTURE("cublas"), &t, err, sizeof err),
-                     0);
+    ck_assert_int_eq(cl_symtab_read(FIXTURE("cublas"), &t, err, sizeof err), 0);
     const char *bad = cl_symtab_forbidden(&t, lab1_forbidden);
     ck_assert_ptr_nonnull(bad);
     ck_assert_int_eq(strncmp(bad, "cublas", 6), 0);
@@ -451,8 +468,8 @@ START_TEST(test_symbols_cxx_linkage)
 {
     struct cl_symtab t;
     char err[256];
-    ck_assert_int_eq(
-        cl_symtab_read(FIXTURE("no_symbol"), &t, err, sizeof err), 0);
+    ck_assert_int_eq(cl_symtab_read(FIXTURE("no_symbol"), &t, err, sizeof err),
+                     0);
     ck_assert_int_eq(cl_symtab_defines(&t, "vector_add"), 0);
     cl_symtab_free(&t);
 }
@@ -492,10 +509,10 @@ static int cli(int argc, const char **argv)
     return cl_cli_main(argc, (char **)argv, NULL);
 }
 
-#define CLI(...)                                                             \
-    ({                                                                       \
-        const char *argv_[] = {"grade", __VA_ARGS__, NULL};                  \
-        cli((int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_);               \
+#define CLI(...)                                                               \
+    ({                                                                         \
+        const char *argv_[] = {"grade", __VA_ARGS__, NULL};                    \
+        cli((int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_);                 \
     })
 
 START_TEST(test_cli_usage_errors)
@@ -526,8 +543,7 @@ END_TEST
 START_TEST(test_cli_submission_problems)
 {
     ck_assert_int_eq(CLI("01", "--lib", "/nonexistent.so"), CL_EXIT_LOAD);
-    ck_assert_int_eq(CLI("01", "--lib", FIXTURE("cublas")),
-                     CL_EXIT_FORBIDDEN);
+    ck_assert_int_eq(CLI("01", "--lib", FIXTURE("cublas")), CL_EXIT_FORBIDDEN);
     ck_assert_int_eq(CLI("01", "--lib", FIXTURE("no_symbol")), CL_EXIT_LOAD);
     ck_assert_int_eq(CLI("01", "--lib", SOLUTION_SO, "--case", "nope"),
                      CL_EXIT_USAGE);
@@ -576,8 +592,7 @@ START_TEST(test_no_gpu_or_graded)
         char *text = cl_report_json(&g);
         cJSON *j = cJSON_Parse(text);
         ck_assert_str_eq(
-            cJSON_GetObjectItem(cJSON_GetObjectItem(j, "extra_data"),
-                                "status")
+            cJSON_GetObjectItem(cJSON_GetObjectItem(j, "extra_data"), "status")
                 ->valuestring,
             "not graded: no GPU");
         cJSON_Delete(j);
