@@ -54,6 +54,13 @@ const char *cl_status_name(enum cl_status s);
 /** Correctness only, or correctness and then timing. */
 enum cl_case_kind { CL_CASE_CORRECT = 0, CL_CASE_SPEED = 1 };
 
+/** What a speed case's credit is measured against. */
+enum cl_speed_vs {
+    CL_VS_DEFAULT = 0,  /**< the lab's choice (in a case: inherit it) */
+    CL_VS_BASELINE = 1, /**< speedup over the library baseline */
+    CL_VS_CEILING = 2   /**< fraction of the ceiling (e.g. memcpy) rate */
+};
+
 /** What the throughput column counts. */
 enum cl_metric { CL_METRIC_GBPS = 0, CL_METRIC_TFLOPS = 1 };
 
@@ -64,6 +71,8 @@ struct cl_case {
     double points;          /**< correctness points, or speed points */
     long p[6];              /**< lab-specific parameters (sizes, offsets) */
     int quick;              /**< part of --quick */
+    double target;          /**< full speed credit here; 0: the lab's */
+    enum cl_speed_vs vs;    /**< what target measures; 0: the lab's */
 };
 
 /** What the worker knows while running a case. */
@@ -104,7 +113,8 @@ struct cl_lab {
     const char *baseline;         /**< "cudnnOpTensor" */
     const char *ceiling;          /**< "memcpy", or NULL */
     enum cl_metric metric;        /**< GB/s or TFLOP/s */
-    double speed_target;          /**< speedup for full speed credit */
+    double speed_target;          /**< full speed credit at this ratio */
+    enum cl_speed_vs speed_vs;    /**< the ratio: speedup or % of ceiling */
     int needs_gpu;                /**< 0 only for the engine's own tests */
     double timeout_s;             /**< default limit per case */
     const struct cl_case *cases;

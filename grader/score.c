@@ -31,6 +31,21 @@ double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
     return rate > 0 ? work / rate * 1e3 : 0.0;
 }
 
+double cl_speed_ratio(const struct cl_lab *lab, const struct cl_case *c,
+                      const struct cl_result *r, double *target)
+{
+    enum cl_speed_vs vs = c->vs ? c->vs : lab->speed_vs;
+    if (target)
+        *target = c->target > 0 ? c->target : lab->speed_target;
+    if (!r->timed || r->t_ms <= 0)
+        return 0.0;
+    if (vs == CL_VS_CEILING)
+        return r->ceil_ms > 0 && r->ceil_work > 0
+                   ? (r->work / r->t_ms) / (r->ceil_work / r->ceil_ms)
+                   : 0.0;
+    return r->base_ms / r->t_ms;
+}
+
 void cl_score_grade(struct cl_grade *g)
 {
     const struct cl_lab *lab = g->lab;
@@ -51,10 +66,10 @@ void cl_score_grade(struct cl_grade *g)
             g->correct_max += r->max_score;
             g->correct_score += r->score;
         } else {
-            if (g->all_correct && r->status == CL_ST_PASS && r->timed &&
-                r->t_ms > 0)
-                r->score = cl_speed_credit(c->points, r->base_ms / r->t_ms,
-                                           lab->speed_target);
+            double target = 0.0;
+            double ratio = cl_speed_ratio(lab, c, r, &target);
+            if (g->all_correct && r->status == CL_ST_PASS)
+                r->score = cl_speed_credit(c->points, ratio, target);
             g->speed_max += r->max_score;
             g->speed_score += r->score;
         }

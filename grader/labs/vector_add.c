@@ -22,15 +22,21 @@
 // cases: p[0] = n, p[1..3] = byte offsets of a, b, c from 16-byte alignment
 
 static const struct cl_case cases[] = {
-    {"n=1", CL_CASE_CORRECT, 6, {1, 0, 0, 0}, 1},
-    {"n=2", CL_CASE_CORRECT, 6, {2, 0, 0, 0}, 1},
-    {"n=3", CL_CASE_CORRECT, 6, {3, 0, 0, 0}, 1},
-    {"n=31", CL_CASE_CORRECT, 6, {31, 0, 0, 0}, 1},
-    {"n=1000003", CL_CASE_CORRECT, 9, {1000003, 0, 0, 0}, 1},
-    {"offset-4B", CL_CASE_CORRECT, 9, {1000003, 4, 4, 4}, 0},
-    {"misaligned", CL_CASE_CORRECT, 9, {1000003, 4, 8, 12}, 0},
-    {"n=2^20", CL_CASE_CORRECT, 9, {1 << 20, 0, 0, 0}, 0},
-    {"n=2^28", CL_CASE_SPEED, 40, {1 << 28, 0, 0, 0}, 0},
+    {"n=1", CL_CASE_CORRECT, 6, {1, 0, 0, 0}, 1, 0, CL_VS_DEFAULT},
+    {"n=2", CL_CASE_CORRECT, 6, {2, 0, 0, 0}, 1, 0, CL_VS_DEFAULT},
+    {"n=3", CL_CASE_CORRECT, 6, {3, 0, 0, 0}, 1, 0, CL_VS_DEFAULT},
+    {"n=31", CL_CASE_CORRECT, 6, {31, 0, 0, 0}, 1, 0, CL_VS_DEFAULT},
+    {"n=1000003", CL_CASE_CORRECT, 9, {1000003, 0, 0, 0}, 1, 0, CL_VS_DEFAULT},
+    {"offset-4B", CL_CASE_CORRECT, 9, {1000003, 4, 4, 4}, 0, 0, CL_VS_DEFAULT},
+    {"misaligned",
+     CL_CASE_CORRECT,
+     9,
+     {1000003, 4, 8, 12},
+     0,
+     0,
+     CL_VS_DEFAULT},
+    {"n=2^20", CL_CASE_CORRECT, 9, {1 << 20, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^28", CL_CASE_SPEED, 40, {1 << 28, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
 };
 
 // ----------------------------------------------------------------------------
@@ -221,6 +227,7 @@ const struct cl_lab cl_lab_vector_add = {
     .ceiling = "memcpy",
     .metric = CL_METRIC_GBPS,
     .speed_target = 1.0,
+    .speed_vs = CL_VS_BASELINE,
     .needs_gpu = 1,
     .timeout_s = 30.0,
     .cases = cases,

@@ -97,7 +97,7 @@ static void cpu_run(void *state, const struct cl_ctx *ctx,
 
 #define CASE(name, b, kind, pts)                                               \
     {                                                                          \
-        name, kind, pts, {b, 0, 0, 0, 0, 0}, 1                                 \
+        name, kind, pts, {b, 0, 0, 0, 0, 0}, 1, 0, CL_VS_DEFAULT               \
     }
 
 static const struct cl_case mixed_cases[] = {
@@ -141,6 +141,7 @@ static const struct cl_case hang_cases[] = {
         .baseline = "reference",                                               \
         .metric = CL_METRIC_GBPS,                                              \
         .speed_target = 1.0,                                                   \
+        .speed_vs = CL_VS_BASELINE,                                            \
         .needs_gpu = 0,                                                        \
         .timeout_s = 5.0,                                                      \
         .cases = cases_,                                                       \
@@ -286,6 +287,35 @@ START_TEST(test_speed_credit)
     ck_assert_double_eq(cl_speed_credit(40, 0.0, 1.0), 0.0);
     ck_assert_double_eq(cl_speed_credit(40, -1.0, 1.0), 0.0);
     ck_assert_double_eq(cl_speed_credit(40, 1.0, 0.0), 0.0);
+}
+END_TEST
+
+START_TEST(test_speed_ratio_kinds)
+{
+    struct cl_case c = {"x", CL_CASE_SPEED, 40, {0}, 0, 0.0, CL_VS_DEFAULT};
+    struct cl_lab lab = clean_lab;
+    struct cl_result r;
+    memset(&r, 0, sizeof r);
+    r.timed = 1;
+    r.t_ms = 2.0;
+    r.base_ms = 3.0;
+    r.work = 8e9; /* 4000 GB/s */
+    r.ceil_ms = 1.0;
+    r.ceil_work = 5e9; /* 5000 GB/s */
+    double target = 0;
+    ck_assert_double_eq_tol(cl_speed_ratio(&lab, &c, &r, &target), 1.5, 1e-12);
+    ck_assert_double_eq(target, 1.0);
+    lab.speed_vs = CL_VS_CEILING;
+    lab.speed_target = 0.85;
+    ck_assert_double_eq_tol(cl_speed_ratio(&lab, &c, &r, &target), 0.8, 1e-12);
+    ck_assert_double_eq(target, 0.85);
+    /* a case overrides the lab */
+    c.vs = CL_VS_BASELINE;
+    c.target = 2.0;
+    ck_assert_double_eq_tol(cl_speed_ratio(&lab, &c, &r, &target), 1.5, 1e-12);
+    ck_assert_double_eq(target, 2.0);
+    r.timed = 0;
+    ck_assert_double_eq(cl_speed_ratio(&lab, &c, &r, &target), 0.0);
 }
 END_TEST
 
@@ -646,6 +676,7 @@ static Suite *grader_suite(void)
     tcase_add_test(limits, test_case_selection);
     tcase_add_test(limits, test_unloadable_submission);
     tcase_add_test(limits, test_physical_floor);
+    tcase_add_test(limits, test_speed_ratio_kinds);
     tcase_add_test(limits, test_symbols_cxx_linkage);
     tcase_add_test(limits, test_symbols_bad_files);
     tcase_add_test(limits, test_cli_usage_errors);
