@@ -84,7 +84,7 @@ SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared -Xcompiler -fPIC,-Wall,-Wextra
 # ---- objects --------------------------------------------------------------
 
 COMMON_C   := $(wildcard common/*.c)
-COMMON_CU  := $(wildcard common/*.cu)
+COMMON_CU  := $(wildcard common/*.cu) $(wildcard grader/labs/*.cu)
 GRADER_C   := $(filter-out grader/main.c,$(wildcard grader/*.c)) \
               $(wildcard grader/labs/*.c)
 COMMON_OBJ := $(COMMON_C:%.c=$(BUILD)/obj/%.o) $(COMMON_CU:%.cu=$(BUILD)/obj/%.cu.o)

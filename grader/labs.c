@@ -6,9 +6,11 @@
 #include <string.h>
 
 extern const struct cl_lab cl_lab_vector_add;
+extern const struct cl_lab cl_lab_stencil;
 
 const struct cl_lab *const cl_labs[] = {
     &cl_lab_vector_add,
+    &cl_lab_stencil,
     NULL,
 };
 

@@ -17,6 +17,21 @@ extern "C" {
 /** Lab 1: ref[i] = (double)a[i] + (double)b[i] for i < n. */
 void vector_add_ref(const float *a, const float *b, double *ref, size_t n);
 
+/**
+ * Lab 2, part A: ref[i] = sum over j in [-R, R] of w[j+R] * in[i+j], with
+ * in[] zero outside [0, n).
+ */
+void stencil_ref(const float *in, const float *w, double *ref, long n,
+                 int radius);
+
+/**
+ * Lab 2, part B, rows [row0, row0 + nrows) of the (B*C, T) output:
+ * ref[(r - row0) * T + t] = sum over k of w[c,k] * x[r, t-(K-1)+k], with
+ * c = r % C and x zero before time 0.
+ */
+void causal_conv1d_ref(const float *x, const float *w, double *ref, long row0,
+                       long nrows, int C, int T, int K);
+
 #ifdef __cplusplus
 }
 #endif

@@ -141,7 +141,8 @@ END_TEST
 
 static struct cl_grade g;
 
-static enum cl_exit grade(const char *lib, const char *only, double timeout)
+static enum cl_exit grade_lab(const char *lab, const char *lib,
+                              const char *only, double timeout)
 {
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
@@ -149,7 +150,57 @@ static enum cl_exit grade(const char *lib, const char *only, double timeout)
     o.seed = 2024;
     o.only_case = only;
     o.timeout_s = timeout;
-    return cl_grade_run(cl_lab_find("01", NULL), &o, &g);
+    return cl_grade_run(cl_lab_find(lab, NULL), &o, &g);
+}
+
+static enum cl_exit grade(const char *lib, const char *only, double timeout)
+{
+    return grade_lab("01", lib, only, timeout);
+}
+
+/* every correctness check passed and every speed case was timed */
+static void expect_solution(const char *lab, const char *lib)
+{
+    ck_assert_int_eq(grade_lab(lab, lib, NULL, 0), CL_EXIT_OK);
+    ck_assert_int_eq(g.all_correct, 1);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    for (int k = 0; k < g.n; k++) {
+        const struct cl_result *r = &g.r[k];
+        if (g.lab->cases[r->index].kind != CL_CASE_SPEED)
+            continue;
+        ck_assert_msg(r->status == CL_ST_PASS && r->timed,
+                      "%s: %s not timed (%s)", lab, g.lab->cases[r->index].name,
+                      r->msg);
+        ck_assert_double_gt(r->t_ms, 0.0);
+        ck_assert_double_gt(r->base_ms, 0.0);
+        ck_assert_double_gt(r->score, 0.0);
+    }
+}
+
+/* the skeleton compiles, runs, and earns nothing */
+static void expect_skeleton(const char *lab, const char *lib)
+{
+    ck_assert_int_eq(grade_lab(lab, lib, NULL, 0), CL_EXIT_FAILED);
+    ck_assert_double_eq(g.score, 0.0);
+    for (int k = 0; k < g.n; k++) {
+        ck_assert_int_eq(g.r[k].status, CL_ST_WRONG);
+        ck_assert_int_eq(g.r[k].timed, 0);
+    }
+}
+
+/* some case of the fixture fails, as @p status, and none is timed */
+static void expect_caught(const char *lab, const char *lib,
+                          enum cl_status status)
+{
+    ck_assert_int_eq(grade_lab(lab, lib, NULL, 20.0), CL_EXIT_FAILED);
+    int seen = 0;
+    for (int k = 0; k < g.n; k++) {
+        seen += g.r[k].status == status;
+        ck_assert_int_eq(g.r[k].timed, 0);
+    }
+    ck_assert_msg(seen > 0, "%s: no case failed as %s", lib,
+                  cl_status_name(status));
+    ck_assert_double_lt(g.score, g.correct_max);
 }
 
 static const struct cl_result *result(const char *name)
@@ -268,6 +319,45 @@ START_TEST(test_crash_does_not_stop_the_run)
 }
 END_TEST
 
+// ---- Lab 2
+// -------------------------------------------------------------------
+
+#define FIXTURE2(name) CL_BUILD_DIR "/fixtures/lab02/" name ".so"
+
+START_TEST(test_lab2_solution)
+{
+    expect_solution("02", CL_BUILD_DIR "/solution/02-stencil.so");
+}
+END_TEST
+
+START_TEST(test_lab2_skeleton)
+{
+    expect_skeleton("02", CL_BUILD_DIR "/student/02-stencil.so");
+}
+END_TEST
+
+START_TEST(test_lab2_no_sync)
+{
+    expect_caught("02", FIXTURE2("no_sync"), CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab2_halo_off_by_one)
+{
+    expect_caught("02", FIXTURE2("halo_off_by_one"), CL_ST_WRONG);
+    ck_assert_int_eq(result("A:n=1000,R=8")->status, CL_ST_WRONG);
+    ck_assert_int_eq(result("B:2x37x1001,K=4")->status, CL_ST_PASS);
+}
+END_TEST
+
+START_TEST(test_lab2_wrong_boundary)
+{
+    expect_caught("02", FIXTURE2("wrong_boundary"), CL_ST_WRONG);
+    ck_assert_int_eq(result("A:n=1000,R=8")->status, CL_ST_PASS);
+    ck_assert_int_eq(result("B:2x37x1001,K=4")->status, CL_ST_WRONG);
+}
+END_TEST
+
 // ---- the probe and the runner -----------------------------------------------
 
 /* does this machine have a CUDA GPU? asked in a child, so that this process
@@ -319,6 +409,11 @@ int main(void)
         {test_fixture_crash_kernel, 1},
         {test_fixture_hang, 1},
         {test_crash_does_not_stop_the_run, 1},
+        {test_lab2_solution, 0},
+        {test_lab2_skeleton, 0},
+        {test_lab2_no_sync, 1},
+        {test_lab2_halo_off_by_one, 1},
+        {test_lab2_wrong_boundary, 1},
     };
     int n = (int)(sizeof tests / sizeof tests[0]);
     char why[256];

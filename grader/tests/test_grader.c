@@ -359,6 +359,50 @@ START_TEST(test_reference_vector_add)
 }
 END_TEST
 
+START_TEST(test_reference_stencil)
+{
+    /* R = 1, w = (1, 10, 100): out[i] = in[i-1] + 10 in[i] + 100 in[i+1] */
+    float in[] = {1, 2, 3, 4};
+    float w[] = {1, 10, 100};
+    double ref[4];
+    stencil_ref(in, w, ref, 4, 1);
+    ck_assert_double_eq(ref[0], 210.0); /* 0 + 10 + 200: zero on the left */
+    ck_assert_double_eq(ref[1], 321.0);
+    ck_assert_double_eq(ref[2], 432.0);
+    ck_assert_double_eq(ref[3], 43.0); /* 3 + 40 + 0: zero on the right */
+    /* n = 1 with R = 2: only the centre weight sees data */
+    float one[] = {2};
+    float w5[] = {9, 9, 0.5f, 9, 9};
+    stencil_ref(one, w5, ref, 1, 2);
+    ck_assert_double_eq(ref[0], 1.0);
+}
+END_TEST
+
+START_TEST(test_reference_causal_conv1d)
+{
+    /* C = 2, T = 3, K = 2: y[t] = w[c,0] x[t-1] + w[c,1] x[t] */
+    float x[] = {1, 2, 3, 4, 5, 6}; /* row 0 (c=0), row 1 (c=1) */
+    float w[] = {1, 10, 2, 20};
+    double ref[6];
+    causal_conv1d_ref(x, w, ref, 0, 2, 2, 3, 2);
+    ck_assert_double_eq(ref[0], 10.0); /* x[-1] is zero */
+    ck_assert_double_eq(ref[1], 21.0);
+    ck_assert_double_eq(ref[2], 32.0);
+    ck_assert_double_eq(ref[3], 80.0);
+    ck_assert_double_eq(ref[4], 108.0);
+    ck_assert_double_eq(ref[5], 130.0);
+    /* one row from the middle: row 1 alone */
+    causal_conv1d_ref(x, w, ref, 1, 1, 2, 3, 2);
+    ck_assert_double_eq(ref[0], 80.0);
+    ck_assert_double_eq(ref[2], 130.0);
+    /* K > T: only the last K-1.. weights see data */
+    float w4[] = {1000, 100, 10, 1};
+    causal_conv1d_ref(x, w4, ref, 0, 1, 1, 2, 4);
+    ck_assert_double_eq(ref[0], 1.0);      /* w[3] x[0] */
+    ck_assert_double_eq(ref[1], 10 + 2.0); /* w[2] x[0] + w[3] x[1] */
+}
+END_TEST
+
 // ---- report and results.json
 // -------------------------------------------------
 
@@ -659,6 +703,8 @@ static Suite *grader_suite(void)
     tcase_add_test(core, test_speed_credit);
     tcase_add_test(core, test_status_names);
     tcase_add_test(core, test_reference_vector_add);
+    tcase_add_test(core, test_reference_stencil);
+    tcase_add_test(core, test_reference_causal_conv1d);
     tcase_add_test(core, test_json_round_trip);
     tcase_add_test(core, test_json_written_atomically);
     tcase_add_test(core, test_table_report);
