@@ -39,7 +39,14 @@ for lab in $labs; do
     step "memcheck-$id" compute-sanitizer --tool memcheck --error-exitcode 9 \
         build/bin/grade "$id" --solution --quick --no-color --timeout 300
     grep -E 'ERROR SUMMARY|^score' "$OUT/memcheck-$id.log" | tee -a "$sum"
+    step "racecheck-$id" compute-sanitizer --tool racecheck --error-exitcode 9 \
+        build/bin/grade "$id" --solution --quick --no-color --timeout 300
+    grep -E 'ERROR SUMMARY|^score' "$OUT/racecheck-$id.log" | tee -a "$sum"
 done
+# the Makefile's own paths
+step make-grade-solution make grade LAB=01 SOLUTION=1 ARGS="--no-color --quick"
+step make-grade-unknown make grade LAB=no-such-lab
+grep -E 'unknown lab' "$OUT/make-grade-unknown.log" | tee -a "$sum"
 [ -x tools/gpu-ladders.sh ] && step ladders bash tools/gpu-ladders.sh
 [ -f "$OUT/ladders.log" ] && tee -a "$sum" < "$OUT/ladders.log" > /dev/null
 note "done"
