@@ -2,14 +2,17 @@
 # One batch for the GPU host: build, run every suite with the GPU, grade
 # every lab with the skeleton and the solution, run compute-sanitizer on the
 # solutions, and time each rung of each ladder. Logs and a summary go to
-# $OUT (default: build/gpu-check). Usage, from the project's root:
+# $OUT (default: build/gpu-check): summary.txt, and every log and
+# results.json in logs.tar.gz. Usage, from the project's root:
 #
 #     source .deps/env.sh   # offline host only (see the README)
 #     bash tools/gpu-check.sh
 set -uo pipefail
 OUT=${OUT:-build/gpu-check}
-mkdir -p "$OUT"
+mkdir -p "$OUT/logs"
 sum="$OUT/summary.txt"
+final="$OUT"
+OUT="$OUT/logs"
 : > "$sum"
 note() { echo "$*" | tee -a "$sum"; }
 step() { # step NAME CMD...: run, log to $OUT/NAME.log, note the exit code
@@ -50,3 +53,4 @@ grep -E 'unknown lab' "$OUT/make-grade-unknown.log" | tee -a "$sum"
 [ -x tools/gpu-ladders.sh ] && step ladders bash tools/gpu-ladders.sh
 [ -f "$OUT/ladders.log" ] && tee -a "$sum" < "$OUT/ladders.log" > /dev/null
 note "done"
+tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
