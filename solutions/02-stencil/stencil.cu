@@ -9,7 +9,7 @@
  *   4  register sliding window (R <= 16; rung 3 above that): the window
  *      width is a template parameter, so the weights and each thread's
  *      window live in registers; a thread reads its window from shared
- *      memory as float4s and computes 2 x 4 consecutive outputs
+ *      memory as float4s and computes 4 x 4 consecutive outputs
  * Part B ladder (CONV1D_KERNEL=N, default 3):
  *   1  one output per thread from global memory
  *   2  a shared tile of each row with a K-1 halo on the left, the row's
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(W_THREADS)
     __syncthreads();
 
 #pragma unroll
-    for (int g = 0; g < 2; g++) {
+    for (int g = 0; g < W_GROUPS; g++) {
         int local = g * W_GROUP + 4 * tid;
         float v[NV];
 #pragma unroll
