@@ -181,8 +181,9 @@ __global__ void __launch_bounds__(B2_THREADS)
 // W_GROUP + 4t..+3 of the block's tile of W_TILE outputs.
 
 #define W_THREADS 256
+#define W_GROUPS  4
 #define W_GROUP   (W_THREADS * 4)
-#define W_TILE    (2 * W_GROUP)
+#define W_TILE    (W_GROUPS * W_GROUP)
 #define ROUND4(x) (((x) + 3) / 4 * 4)
 
 template <int KC, int SHIFT>
