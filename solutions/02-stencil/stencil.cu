@@ -177,8 +177,10 @@ __global__ void __launch_bounds__(B2_THREADS)
 //
 // out[row, t] = sum_{k < KC} w'[k] * in[row, t - (KC-1) + SHIFT + k], with
 // in[] zero outside [0, T). w' is the real K weights placed at pad_left
-// and zeros elsewhere. Thread t of a block computes outputs 4t..4t+3 and
-// W_GROUP + 4t..+3 of the block's tile of W_TILE outputs.
+// and zeros elsewhere. Thread t of a block computes outputs 4t..4t+3 of
+// each of the W_GROUPS groups of the block's tile: four 16-byte loads in
+// flight per thread while the tile comes in, and conflict-free float4
+// reads of shared memory.
 
 #define W_THREADS 256
 #define W_GROUPS  4
