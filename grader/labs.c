@@ -7,10 +7,12 @@
 
 extern const struct cl_lab cl_lab_vector_add;
 extern const struct cl_lab cl_lab_stencil;
+extern const struct cl_lab cl_lab_matmul;
 
 const struct cl_lab *const cl_labs[] = {
     &cl_lab_vector_add,
     &cl_lab_stencil,
+    &cl_lab_matmul,
     NULL,
 };
 

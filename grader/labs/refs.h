@@ -32,6 +32,13 @@ void stencil_ref(const float *in, const float *w, double *ref, long n,
 void causal_conv1d_ref(const float *x, const float *w, double *ref, long row0,
                        long nrows, int C, int T, int K);
 
+/**
+ * Lab 3, rows [row0, row0 + nrows) of C = A * B (row-major, A is M x K,
+ * B is K x N): ref[(i - row0) * N + j] = sum over k of A[i,k] * B[k,j].
+ */
+void matmul_ref(const float *A, const float *B, double *ref, long row0,
+                long nrows, int N, int K);
+
 #ifdef __cplusplus
 }
 #endif

@@ -358,6 +358,47 @@ START_TEST(test_lab2_wrong_boundary)
 }
 END_TEST
 
+// ---- Lab 3
+// -------------------------------------------------------------------
+
+#define FIXTURE3(name) CL_BUILD_DIR "/fixtures/lab03/" name ".so"
+
+START_TEST(test_lab3_solution)
+{
+    expect_solution("03", CL_BUILD_DIR "/solution/03-matmul.so");
+}
+END_TEST
+
+START_TEST(test_lab3_skeleton)
+{
+    expect_skeleton("03", CL_BUILD_DIR "/student/03-matmul.so");
+}
+END_TEST
+
+START_TEST(test_lab3_no_barrier)
+{
+    expect_caught("03", FIXTURE3("no_barrier"), CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab3_unguarded_edge)
+{
+    grade_lab("03", FIXTURE3("unguarded_edge"), "17x33x65", 20.0);
+    ck_assert_msg(g.r[0].status == CL_ST_WRONG || g.r[0].status == CL_ST_CUDA,
+                  "status %s", cl_status_name(g.r[0].status));
+    ck_assert_double_eq(g.score, 0.0);
+}
+END_TEST
+
+START_TEST(test_lab3_tf32)
+{
+    expect_caught("03", FIXTURE3("tf32"), CL_ST_WRONG);
+    /* caught by the precision checks, not by a wrong formula: a K = 1
+     * product of TF32-rounded inputs is within the elementwise bound */
+    ck_assert_ptr_nonnull(strstr(result("1000x1000x1000")->msg, "row"));
+}
+END_TEST
+
 // ---- the probe and the runner -----------------------------------------------
 
 /* does this machine have a CUDA GPU? asked in a child, so that this process
@@ -414,6 +455,11 @@ int main(void)
         {test_lab2_no_sync, 1},
         {test_lab2_halo_off_by_one, 1},
         {test_lab2_wrong_boundary, 1},
+        {test_lab3_solution, 0},
+        {test_lab3_skeleton, 0},
+        {test_lab3_no_barrier, 1},
+        {test_lab3_unguarded_edge, 1},
+        {test_lab3_tf32, 1},
     };
     int n = (int)(sizeof tests / sizeof tests[0]);
     char why[256];

@@ -403,6 +403,27 @@ START_TEST(test_reference_causal_conv1d)
 }
 END_TEST
 
+START_TEST(test_reference_matmul)
+{
+    /* [[1 2 3] [4 5 6]] x [[7 8] [9 10] [11 12]] = [[58 64] [139 154]] */
+    float A[] = {1, 2, 3, 4, 5, 6};
+    float B[] = {7, 8, 9, 10, 11, 12};
+    double C[4];
+    matmul_ref(A, B, C, 0, 2, 2, 3);
+    ck_assert_double_eq(C[0], 58.0);
+    ck_assert_double_eq(C[1], 64.0);
+    ck_assert_double_eq(C[2], 139.0);
+    ck_assert_double_eq(C[3], 154.0);
+    matmul_ref(A, B, C, 1, 1, 2, 3); /* the second row alone */
+    ck_assert_double_eq(C[0], 139.0);
+    ck_assert_double_eq(C[1], 154.0);
+    /* products of floats are exact in double: 2^-24 * 2^-24 survives */
+    float a1[] = {5.9604645e-8f}, b1[] = {5.9604645e-8f};
+    matmul_ref(a1, b1, C, 0, 1, 1, 1);
+    ck_assert_double_eq(C[0], 3.552713678800501e-15);
+}
+END_TEST
+
 // ---- report and results.json
 // -------------------------------------------------
 
@@ -705,6 +726,7 @@ static Suite *grader_suite(void)
     tcase_add_test(core, test_reference_vector_add);
     tcase_add_test(core, test_reference_stencil);
     tcase_add_test(core, test_reference_causal_conv1d);
+    tcase_add_test(core, test_reference_matmul);
     tcase_add_test(core, test_json_round_trip);
     tcase_add_test(core, test_json_written_atomically);
     tcase_add_test(core, test_table_report);
