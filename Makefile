@@ -102,7 +102,7 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test deps clean info format format-check
+.PHONY: all grade test bench deps clean info format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -119,6 +119,12 @@ grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 ## test: build everything and run the unit tests (GPU suites need a GPU)
 test: all $(TESTS) $(FIXTURE_SO)
 	$(Q)sh grader/tests/run-suites.sh $(TESTS)
+
+## bench: the speed cases of LAB as a table (SOLUTION=1: every rung)
+bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+	$(Q)for l in $(GRADE_LABS); do \
+	  echo "## $$l"; sh -c 'bash tools/bench.sh "$$0" "$$1"' $${l%%-*} $(VARIANT); \
+	done
 
 ## deps: make sure Check and cJSON are there (installs them with apt as root)
 deps:
