@@ -33,6 +33,11 @@ static void usage(FILE *f, const char *prog)
             "  -q, --quick         run the quick subset\n"
             "  -t, --timeout SEC   limit per case (default: the lab's)\n"
             "      --source FILE   the student's source, for hints\n"
+            "      --bench         time the speed cases and the size sweep "
+            "(no points)\n"
+            "      --csv FILE      append timed cases as CSV to FILE\n"
+            "      --label TEXT    name the code in the CSV (default: "
+            "student)\n"
             "      --cache DIR     calibration cache directory\n"
             "      --recalibrate   measure the GPU's peaks again\n"
             "      --no-color      plain output (also NO_COLOR=1)\n"
@@ -102,9 +107,9 @@ static void list_cases(const struct cl_lab *lab)
 {
     for (int i = 0; i < lab->ncases; i++) {
         const struct cl_case *c = &lab->cases[i];
-        printf("%-26s %-8s %5.1f points%s\n", c->name,
-               c->kind == CL_CASE_SPEED ? "speed" : "correct", c->points,
-               c->quick ? "  (quick)" : "");
+        static const char *const kinds[] = {"correct", "speed", "bench"};
+        printf("%-26s %-8s %5.1f points%s\n", c->name, kinds[c->kind],
+               c->points, c->quick ? "  (quick)" : "");
     }
 }
 
@@ -122,7 +127,16 @@ static void lab_names(char *buf, size_t len)
 
 int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
 {
-    enum { OPT_SOURCE = 256, OPT_CACHE, OPT_RECAL, OPT_NOCOLOR, OPT_LIST };
+    enum {
+        OPT_SOURCE = 256,
+        OPT_CACHE,
+        OPT_RECAL,
+        OPT_NOCOLOR,
+        OPT_LIST,
+        OPT_BENCH,
+        OPT_CSV,
+        OPT_LABEL
+    };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
         {"solution", no_argument, NULL, 'S'},
@@ -136,6 +150,9 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"recalibrate", no_argument, NULL, OPT_RECAL},
         {"no-color", no_argument, NULL, OPT_NOCOLOR},
         {"list", no_argument, NULL, OPT_LIST},
+        {"bench", no_argument, NULL, OPT_BENCH},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"label", required_argument, NULL, OPT_LABEL},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -143,7 +160,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     const char *prog = "grade";
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
-    const char *json = NULL, *source = NULL;
+    const char *json = NULL, *source = NULL, *csv = NULL, *label = NULL;
     int solution = 0, have_seed = 0, list = 0;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     const char *nc = getenv("NO_COLOR");
@@ -179,6 +196,9 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_RECAL: o.recalibrate = 1; break;
         case OPT_NOCOLOR: color = 0; break;
         case OPT_LIST: list = 1; break;
+        case OPT_BENCH: o.bench = 1; break;
+        case OPT_CSV: csv = optarg; break;
+        case OPT_LABEL: label = optarg; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
@@ -245,6 +265,16 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     } else {
         cl_report_print(stdout, &g, color, source);
         fflush(stdout);
+    }
+    if (csv) {
+        FILE *f = fopen(csv, "a");
+        if (!f) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog, csv,
+                    strerror(errno));
+            return CL_EXIT_INTERNAL;
+        }
+        cl_report_csv(f, &g, label, ftell(f) == 0);
+        fclose(f);
     }
     if (json && cl_report_write_json(&g, json) != 0) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, json,

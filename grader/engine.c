@@ -324,8 +324,10 @@ static int start_worker(struct worker *w, const struct cl_lab *lab,
 static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
                         struct cl_grade *g)
 {
-    /* correctness first, then speed */
-    for (int kind = CL_CASE_CORRECT; kind <= CL_CASE_SPEED; kind++) {
+    /* correctness first, then speed; --bench: speed and the size sweep */
+    for (int kind = CL_CASE_CORRECT; kind <= CL_CASE_BENCH; kind++) {
+        if (o->bench ? kind == CL_CASE_CORRECT : kind == CL_CASE_BENCH)
+            continue;
         for (int i = 0; i < lab->ncases && g->n < CL_MAX_CASES; i++) {
             const struct cl_case *c = &lab->cases[i];
             if ((int)c->kind != kind)
@@ -408,7 +410,7 @@ static void run_one(const struct cl_lab *lab, const struct cl_grade_opts *o,
     struct cl_result *r = &g->r[k];
     const struct cl_case *c = &lab->cases[r->index];
     double limit = o->timeout_s > 0 ? o->timeout_s : lab->timeout_s;
-    if (c->kind == CL_CASE_SPEED && o->timeout_s <= 0)
+    if (c->kind != CL_CASE_CORRECT && o->timeout_s <= 0)
         limit *= 4; /* timing repeats the call hundreds of times */
 
     if (w->pid <= 0) {
@@ -486,12 +488,12 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
                       "not run: earlier cases hung; fix the hang first");
             break;
         }
-        int timing = c->kind == CL_CASE_SPEED && correct;
+        int timing = c->kind != CL_CASE_CORRECT && correct;
         progress(o, k, g->n, c->name);
         run_one(lab, o, g, &w, k, timing, &hangs);
         if (g->r[k].status != CL_ST_PASS && g->r[k].status != CL_ST_TOO_FAST)
             correct = 0;
-        if (c->kind == CL_CASE_SPEED && !timing &&
+        if (c->kind != CL_CASE_CORRECT && !timing &&
             g->r[k].status == CL_ST_PASS && !g->r[k].msg[0])
             snprintf(g->r[k].msg, sizeof g->r[k].msg,
                      "correct, but not timed: speed counts once every "

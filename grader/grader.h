@@ -51,8 +51,9 @@ enum cl_status {
 /** Short lowercase name of a status, as in the report and results.json. */
 const char *cl_status_name(enum cl_status s);
 
-/** Correctness only, or correctness and then timing. */
-enum cl_case_kind { CL_CASE_CORRECT = 0, CL_CASE_SPEED = 1 };
+/** Correctness only; correctness then timing for points; or (bench) a
+ *  size sweep, timed for the record, never scored, run only with --bench. */
+enum cl_case_kind { CL_CASE_CORRECT = 0, CL_CASE_SPEED = 1, CL_CASE_BENCH = 2 };
 
 /** What a speed case's credit is measured against. */
 enum cl_speed_vs {
@@ -150,6 +151,7 @@ struct cl_grade_opts {
     const char *cache_dir; /**< calibration cache; NULL: default */
     int recalibrate;       /**< measure peaks again */
     int progress;          /**< print a live progress line on stderr */
+    int bench;             /**< run the speed and bench cases only */
 };
 
 #define CL_MAX_CASES 64 /**< cases in one lab, at most */

@@ -94,6 +94,13 @@ int cl_find_marker(const char *source, const char *marker, int *count)
     return first;
 }
 
+static const char *kind_suffix(const struct cl_case *c)
+{
+    return c->kind == CL_CASE_SPEED   ? " (speed)"
+           : c->kind == CL_CASE_BENCH ? " (bench)"
+                                      : "";
+}
+
 static void fmt_ms(char *buf, size_t len, double ms, int valid)
 {
     if (valid && ms > 0)
@@ -142,8 +149,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
                   : r->score < r->max_score - 1e-9 ? YELLOW
                                                    : GREEN;
         char name[40];
-        snprintf(name, sizeof name, "%s%s", c->name,
-                 c->kind == CL_CASE_SPEED ? " (speed)" : "");
+        snprintf(name, sizeof name, "%s%s", c->name, kind_suffix(c));
         fprintf(f, "  %-26s %s%-14s%s %11s %14s %8s %9s %10s %6.1f/%-6g\n",
                 name, col, cl_status_name(r->status), color ? RESET : "", t, b,
                 sp, tp, pc, r->score, r->max_score);
@@ -217,8 +223,7 @@ char *cl_report_json(const struct cl_grade *g)
         const struct cl_result *r = &g->r[k];
         const struct cl_case *c = &lab->cases[r->index];
         cJSON *t = cJSON_CreateObject();
-        snprintf(buf, sizeof buf, "%s%s", c->name,
-                 c->kind == CL_CASE_SPEED ? " (speed)" : "");
+        snprintf(buf, sizeof buf, "%s%s", c->name, kind_suffix(c));
         cJSON_AddStringToObject(t, "name", buf);
         cJSON_AddNumberToObject(t, "score", r->score);
         cJSON_AddNumberToObject(t, "max_score", r->max_score);
@@ -290,6 +295,28 @@ char *cl_report_json(const struct cl_grade *g)
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     return text;
+}
+
+void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
+                   int header)
+{
+    const struct cl_lab *lab = g->lab;
+    double scale = lab->metric == CL_METRIC_GBPS ? 1e9 : 1e12;
+    if (header)
+        fprintf(f, "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,"
+                   "baseline_rate,ceiling_rate\n");
+    for (int k = 0; k < g->n; k++) {
+        const struct cl_result *r = &g->r[k];
+        if (!r->timed || r->t_ms <= 0 || r->status != CL_ST_PASS)
+            continue;
+        double br =
+            r->base_ms > 0 ? r->work / (r->base_ms * 1e-3) / scale : 0.0;
+        double cr =
+            r->ceil_ms > 0 ? r->ceil_work / (r->ceil_ms * 1e-3) / scale : 0.0;
+        fprintf(f, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", lab->id,
+                label ? label : "student", lab->cases[r->index].name, r->work,
+                r->t_ms, r->base_ms, r->ceil_ms, throughput(lab, r), br, cr);
+    }
 }
 
 int cl_report_write_json(const struct cl_grade *g, const char *path)

@@ -35,6 +35,15 @@ char *cl_report_json(const struct cl_grade *g);
 int cl_report_write_json(const struct cl_grade *g, const char *path);
 
 /**
+ * One CSV line per timed case of @p g (with a header line when @p header):
+ * lab, code label, case, work (bytes or FLOPs per call), the medians of the
+ * student, the baseline and the ceiling in ms, and the three rates in the
+ * lab's unit. @p label names the code (a rung, "student"); may be NULL.
+ */
+void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
+                   int header);
+
+/**
  * Find the first line of @p source containing @p marker: its 1-based line
  * number, or 0 when absent or unreadable; *count gets how many lines have it.
  */

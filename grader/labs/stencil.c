@@ -37,6 +37,15 @@ enum { PART_A = 0, PART_B = 1 };
             CL_VS_DEFAULT                                                      \
     }
 
+#define BENCH_A(name, n)                                                       \
+    {                                                                          \
+        name, CL_CASE_BENCH, 0, {PART_A, n, 3}, 0, 0, CL_VS_DEFAULT            \
+    }
+#define BENCH_B(name, t)                                                       \
+    {                                                                          \
+        name, CL_CASE_BENCH, 0, {PART_B, 8, 1024, t, 4}, 0, 0, CL_VS_DEFAULT   \
+    }
+
 static const struct cl_case cases[] = {
     A("A:n=1,R=1", 1, 1, 4, 1),
     A("A:n=5,R=3", 5, 3, 4, 1),

@@ -123,6 +123,7 @@ static const struct cl_case good_cases[] = {
 static const struct cl_case clean_cases[] = {
     CASE("speed", B_SPEED, CL_CASE_SPEED, 30),
     CASE("pass", B_PASS, CL_CASE_CORRECT, 10),
+    CASE("sweep", B_SPEED, CL_CASE_BENCH, 0),
 };
 
 static const struct cl_case hang_cases[] = {
@@ -238,6 +239,35 @@ START_TEST(test_speed_only_after_correctness)
     ck_assert_double_eq_tol(s->score, 15.0, 1e-9);
     ck_assert_double_eq_tol(g.score, 25.0, 1e-9);
     ck_assert_int_eq(g.all_correct, 1);
+}
+END_TEST
+
+START_TEST(test_bench_mode)
+{
+    struct cl_grade_opts o = cpu_opts();
+    /* a normal run leaves the sweep out */
+    ck_assert_int_eq(cl_grade_run(&clean_lab, &o, &g), CL_EXIT_OK);
+    ck_assert_int_eq(g.n, 2);
+    /* --bench: the speed case and the sweep, both timed, nothing scored
+     * beyond the speed case's points */
+    o.bench = 1;
+    ck_assert_int_eq(cl_grade_run(&clean_lab, &o, &g), CL_EXIT_OK);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_str_eq(g.lab->cases[g.r[0].index].name, "speed");
+    ck_assert_str_eq(g.lab->cases[g.r[1].index].name, "sweep");
+    ck_assert_int_eq(result("sweep")->timed, 1);
+    ck_assert_double_eq(result("sweep")->max_score, 0.0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cl_report_csv(f, &g, "rung 7", 1);
+    fclose(f);
+    ck_assert_str_eq(text,
+                     "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,"
+                     "baseline_rate,ceiling_rate\n"
+                     "93,rung 7,speed,1e+06,2,1,0,0.5,1,0\n"
+                     "93,rung 7,sweep,1e+06,2,1,0,0.5,1,0\n");
+    free(text);
 }
 END_TEST
 
@@ -742,6 +772,7 @@ static Suite *grader_suite(void)
     tcase_set_timeout(limits, 60);
     tcase_add_test(limits, test_repeated_hangs_stop_the_run);
     tcase_add_test(limits, test_case_selection);
+    tcase_add_test(limits, test_bench_mode);
     tcase_add_test(limits, test_unloadable_submission);
     tcase_add_test(limits, test_physical_floor);
     tcase_add_test(limits, test_speed_ratio_kinds);
