@@ -102,7 +102,7 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test bench deps clean info format format-check
+.PHONY: all grade test bench plots deps clean info format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -120,11 +120,15 @@ grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 test: all $(TESTS) $(FIXTURE_SO)
 	$(Q)sh grader/tests/run-suites.sh $(TESTS)
 
-## bench: the speed cases of LAB as a table (SOLUTION=1: every rung)
+## bench: time LAB's speed cases and size sweep (SOLUTION=1: every rung)
 bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
 	$(Q)for l in $(GRADE_LABS); do \
-	  echo "## $$l"; sh -c 'bash tools/bench.sh "$$0" "$$1"' $${l%%-*} $(VARIANT); \
+	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT); \
 	done
+
+## plots: draw docs/data/labNN.csv (from make bench SOLUTION=1) into docs/img
+plots:
+	$(Q)bash tools/plots.sh
 
 ## deps: make sure Check and cJSON are there (installs them with apt as root)
 deps:

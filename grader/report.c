@@ -313,9 +313,14 @@ void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
             r->base_ms > 0 ? r->work / (r->base_ms * 1e-3) / scale : 0.0;
         double cr =
             r->ceil_ms > 0 ? r->ceil_work / (r->ceil_ms * 1e-3) / scale : 0.0;
+        char name[64]; /* commas in case names become ';' in CSV */
+        snprintf(name, sizeof name, "%s", lab->cases[r->index].name);
+        for (char *p = name; *p; p++)
+            if (*p == ',')
+                *p = ';';
         fprintf(f, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", lab->id,
-                label ? label : "student", lab->cases[r->index].name, r->work,
-                r->t_ms, r->base_ms, r->ceil_ms, throughput(lab, r), br, cr);
+                label ? label : "student", name, r->work, r->t_ms, r->base_ms,
+                r->ceil_ms, throughput(lab, r), br, cr);
     }
 }
 

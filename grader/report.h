@@ -39,6 +39,7 @@ int cl_report_write_json(const struct cl_grade *g, const char *path);
  * lab, code label, case, work (bytes or FLOPs per call), the medians of the
  * student, the baseline and the ceiling in ms, and the three rates in the
  * lab's unit. @p label names the code (a rung, "student"); may be NULL.
+ * Commas in case names are written as ';'.
  */
 void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
                    int header);

@@ -52,5 +52,6 @@ step make-grade-unknown make grade LAB=no-such-lab
 grep -E 'unknown lab' "$OUT/make-grade-unknown.log" | tee -a "$sum"
 step ladders make bench SOLUTION=1
 tee -a "$sum" < "$OUT/ladders.log" > /dev/null
+cp build/bench/*.csv "$final/" 2>/dev/null   # for docs/data and make plots
 note "done"
 tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"

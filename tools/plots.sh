@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# make plots: draw each lab's bench results (docs/data/labNN.csv, copied
+# from a GPU run of `make bench SOLUTION=1`) as docs/img/labNN[-group].png:
+# throughput against work per call for each rung, the library baseline and
+# the ceiling. Cases named "X:..." are drawn in one plot per group X.
+set -euo pipefail
+command -v gnuplot >/dev/null 2>&1 || {
+    echo "plots: gnuplot is missing; install it with: sudo apt-get install gnuplot-nox" >&2
+    exit 1
+}
+data=${DATA_DIR:-docs/data}
+img=${IMG_DIR:-docs/img}
+mkdir -p "$img"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for csv in "$data"/lab*.csv; do
+    [ -f "$csv" ] || continue
+    lab=$(basename "$csv" .csv)
+    caption=$(sed -n '1s/^# //p' "$csv" | cut -d, -f1,2)
+    unit=$(case $lab in lab03) echo "TFLOP/s";; *) echo "GB/s";; esac)
+    xunit=$(case $lab in lab03) echo "FLOPs per call";; *) echo "bytes per call";; esac)
+    groups=$(awk -F, '!/^#/ && $1 != "lab" { split($3, p, ":"); print (length(p) > 1 ? p[1] : "all") }' "$csv" | sort -u)
+    for grp in $groups; do
+        out="$img/$lab.png"
+        [ "$(echo "$groups" | wc -w)" -gt 1 ] && out="$img/$lab-$grp.png"
+        sel() { awk -F, -v g="$grp" '!/^#/ && $1 != "lab" {
+            split($3, p, ":"); if ((length(p) > 1 ? p[1] : "all") == g) print }' "$csv"; }
+        codes=$(sel | cut -d, -f2 | awk '!seen[$0]++')
+        plot=""
+        i=0
+        for code in $codes; do
+            sel | awk -F, -v c="$code" '$2 == c { print $4, $8 }' | sort -g > "$tmp/$i.dat"
+            plot="$plot '$tmp/$i.dat' using 1:2 with linespoints title '$code',"
+            i=$((i + 1))
+        done
+        sel | awk -F, '{ print $4, $9 }' | sort -g | awk '!seen[$1]++' > "$tmp/base.dat"
+        plot="$plot '$tmp/base.dat' using 1:2 with lines dashtype 2 lw 2 title 'library baseline',"
+        if sel | awk -F, '$10 > 0 { found = 1 } END { exit !found }'; then
+            sel | awk -F, '$10 > 0 { print $4, $10 }' | sort -g | awk '!seen[$1]++' > "$tmp/ceil.dat"
+            plot="$plot '$tmp/ceil.dat' using 1:2 with lines dashtype 3 lw 2 title 'memcpy ceiling',"
+        fi
+        gnuplot <<GP
+set terminal pngcairo size 900,560 font "sans,10" noenhanced
+set output '$out'
+set title "${lab/lab/Lab }${grp:+ part $grp}: ${caption//\"/}" noenhanced
+set logscale x
+set format x "%.0s %c"
+set xlabel "$xunit"
+set ylabel "$unit"
+set key outside right
+set grid
+plot ${plot%,}
+GP
+        echo "plots: $out"
+    done
+done
