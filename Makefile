@@ -102,7 +102,7 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test bench plots deps clean info format format-check
+.PHONY: all grade test bench plots docs deps clean info format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -125,6 +125,19 @@ bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 	$(Q)for l in $(GRADE_LABS); do \
 	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT); \
 	done
+
+## docs: the HTML site (Doxygen) in build/docs/html; warnings fail it
+DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) docs/grading.md \
+             $(wildcard docs/instructor.md) docs/student-tools.md \
+             docs/performance.md common grader grader/labs \
+             $(wildcard $(addsuffix /*.h,$(LAB_DIRS)))
+docs:
+	$(Q)command -v doxygen >/dev/null || { echo "docs: doxygen is missing: sudo apt-get install doxygen"; exit 1; }
+	$(Q)mkdir -p $(BUILD)/docs
+	$(Q)DOCS_ROOT=$(CURDIR) DOCS_OUT=$(BUILD)/docs DOCS_INPUT="$(DOCS_INPUT)" \
+	  doxygen docs/Doxyfile || { cat $(BUILD)/docs/warnings.log; exit 1; }
+	$(Q)if [ -s $(BUILD)/docs/warnings.log ]; then cat $(BUILD)/docs/warnings.log; exit 1; fi
+	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 ## plots: draw docs/data/labNN.csv (from make bench SOLUTION=1) into docs/img
 plots:

@@ -17,11 +17,11 @@ extern "C" {
 
 /** A GPU and the software around it. Plain data: it crosses a pipe. */
 struct cl_gpu_info {
-    char name[256]; /**< e.g. "NVIDIA H200" */
-    char uuid[48];  /**< "GPU-xxxxxxxx-..." */
-    int device;     /**< CUDA device index */
-    int cc_major;   /**< compute capability */
-    int cc_minor;
+    char name[256];   /**< e.g. "NVIDIA H200" */
+    char uuid[48];    /**< "GPU-xxxxxxxx-..." */
+    int device;       /**< CUDA device index */
+    int cc_major;     /**< compute capability, major */
+    int cc_minor;     /**< compute capability, minor */
     int sm_count;     /**< multiprocessors */
     size_t l2_bytes;  /**< L2 cache size */
     size_t mem_bytes; /**< global memory */

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+/** Marks functions compiled for both the host and the device. */
 #ifdef __CUDACC__
 #define CL_HD __host__ __device__
 #else

@@ -87,14 +87,14 @@ struct cl_ctx {
 
 /** What a case reports back; plain data, it crosses a pipe. */
 struct cl_result {
-    int index; /**< case index in the lab */
-    enum cl_status status;
-    int timed;        /**< t_ms / base_ms / ceil_ms are valid */
-    int restart;      /**< the worker must be replaced (sticky error) */
-    double t_ms;      /**< student's median per call */
-    double t_spread;  /**< its relative spread (IQR / median) */
-    double base_ms;   /**< baseline library's median */
-    double ceil_ms;   /**< ceiling operation's median (0 if none) */
+    int index;             /**< case index in the lab */
+    enum cl_status status; /**< how the case ended */
+    int timed;             /**< t_ms / base_ms / ceil_ms are valid */
+    int restart;           /**< the worker must be replaced (sticky error) */
+    double t_ms;           /**< student's median per call */
+    double t_spread;       /**< its relative spread (IQR / median) */
+    double base_ms;        /**< baseline library's median */
+    double ceil_ms;        /**< ceiling operation's median (0 if none) */
     double work;      /**< bytes or FLOPs per call (see the lab's metric) */
     double ceil_work; /**< bytes or FLOPs of the ceiling operation */
     double score;     /**< points earned (set by the engine) */
@@ -118,8 +118,8 @@ struct cl_lab {
     enum cl_speed_vs speed_vs;    /**< the ratio: speedup or % of ceiling */
     int needs_gpu;                /**< 0 only for the engine's own tests */
     double timeout_s;             /**< default limit per case */
-    const struct cl_case *cases;
-    int ncases;
+    const struct cl_case *cases;  /**< the cases, in spec order */
+    int ncases;                   /**< how many */
     /** Resolve entry points in @p lib (a dlopen handle) and create handles;
      *  on failure return NULL and say why in @p err. */
     void *(*setup)(void *lib, char *err, size_t len);
@@ -158,20 +158,23 @@ struct cl_grade_opts {
 
 /** The outcome of grading one submission for one lab. */
 struct cl_grade {
-    const struct cl_lab *lab;
-    uint64_t seed;
-    const char *lib_path;
+    const struct cl_lab *lab;         /**< the lab graded */
+    uint64_t seed;                    /**< the input seed */
+    const char *lib_path;             /**< the submission */
     int n;                            /**< cases selected */
     struct cl_result r[CL_MAX_CASES]; /**< their results, in run order */
     int have_gpu;                     /**< gpu is valid */
-    struct cl_gpu_info gpu;
-    int all_correct; /**< every case's output was right */
-    double score, max_score;
-    double correct_score, correct_max;
-    double speed_score, speed_max;
-    double elapsed_s;
-    enum cl_exit exit_code;
-    char summary[1024]; /**< why nothing was graded, if so */
+    struct cl_gpu_info gpu;           /**< the GPU, from the worker */
+    int all_correct;                  /**< every case's output was right */
+    double score;                     /**< points earned */
+    double max_score;                 /**< points available */
+    double correct_score;             /**< of which correctness */
+    double correct_max;               /**< correctness available */
+    double speed_score;               /**< of which speed */
+    double speed_max;                 /**< speed available */
+    double elapsed_s;                 /**< wall time of the run */
+    enum cl_exit exit_code;           /**< what the grader exits with */
+    char summary[1024];               /**< why nothing was graded, if so */
 };
 
 #ifdef __cplusplus

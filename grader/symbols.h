@@ -18,12 +18,12 @@ extern "C" {
 
 /** The dynamic symbols of a shared object. */
 struct cl_symtab {
-    char **defined; /**< defined global functions and objects */
-    size_t ndefined;
-    char **undefined; /**< undefined symbols */
-    size_t nundefined;
-    char **needed; /**< DT_NEEDED library names */
-    size_t nneeded;
+    char **defined;    /**< defined global functions and objects */
+    size_t ndefined;   /**< entries in defined */
+    char **undefined;  /**< undefined symbols */
+    size_t nundefined; /**< entries in undefined */
+    char **needed;     /**< DT_NEEDED library names */
+    size_t nneeded;    /**< entries in needed */
 };
 
 /**
