@@ -102,7 +102,8 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test bench plots docs deps clean info format format-check
+.PHONY: all grade test bench plots docs memcheck profile deps clean info \
+        format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -125,6 +126,19 @@ bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 	$(Q)for l in $(GRADE_LABS); do \
 	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT); \
 	done
+
+## memcheck: compute-sanitizer on LAB (memcheck; racecheck, synccheck
+## when the source uses shared memory)
+memcheck: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+	$(Q)rc=0; for l in $(GRADE_LABS); do echo "## $$l"; \
+	  bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$$(ls $(if $(filter 1,$(SOLUTION)),solutions,labs)/$$l/*.cu | head -n 1)" || rc=1; \
+	done; exit $$rc
+
+## profile: Nsight Compute on LAB's kernels, one representative case
+profile: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+	$(Q)rc=0; for l in $(GRADE_LABS); do echo "## $$l"; \
+	  bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so || rc=1; \
+	done; exit $$rc
 
 ## docs: the HTML site (Doxygen) in build/docs/html; warnings fail it
 DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) docs/grading.md \

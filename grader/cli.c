@@ -33,6 +33,10 @@ static void usage(FILE *f, const char *prog)
             "  -q, --quick         run the quick subset\n"
             "  -t, --timeout SEC   limit per case (default: the lab's)\n"
             "      --source FILE   the student's source, for hints\n"
+            "      --profile       mark the student's call for ncu "
+            "(--profile-from-start off);\n"
+            "                      runs the lab's representative case "
+            "unless --case\n"
             "      --bench         time the speed cases and the size sweep "
             "(no points)\n"
             "      --csv FILE      append timed cases as CSV to FILE\n"
@@ -135,7 +139,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_LIST,
         OPT_BENCH,
         OPT_CSV,
-        OPT_LABEL
+        OPT_LABEL,
+        OPT_PROFILE
     };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
@@ -153,6 +158,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"bench", no_argument, NULL, OPT_BENCH},
         {"csv", required_argument, NULL, OPT_CSV},
         {"label", required_argument, NULL, OPT_LABEL},
+        {"profile", no_argument, NULL, OPT_PROFILE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -199,6 +205,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_BENCH: o.bench = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_LABEL: label = optarg; break;
+        case OPT_PROFILE: o.profile = 1; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
@@ -249,6 +256,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     }
     if (!have_seed)
         o.seed = random_seed();
+    if (o.profile && !o.only_case)
+        o.only_case = lab->profile_case;
     o.progress = isatty(STDERR_FILENO);
 
     static struct cl_grade g;

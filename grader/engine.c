@@ -183,6 +183,7 @@ static __attribute__((noreturn)) void worker_main(const struct cl_lab *lab,
         _exit(0);
 
     ctx.seed = o->seed;
+    ctx.profile = o->profile;
     for (;;) {
         struct cmd c;
         if (read_full_timeout(cmd_fd, &c, sizeof c, 0) != 0 || c.index < 0)
@@ -488,7 +489,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
                       "not run: earlier cases hung; fix the hang first");
             break;
         }
-        int timing = c->kind != CL_CASE_CORRECT && correct;
+        int timing = c->kind != CL_CASE_CORRECT && correct && !o->profile;
         progress(o, k, g->n, c->name);
         run_one(lab, o, g, &w, k, timing, &hangs);
         if (g->r[k].status != CL_ST_PASS && g->r[k].status != CL_ST_TOO_FAST)

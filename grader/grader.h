@@ -83,6 +83,7 @@ struct cl_ctx {
     const struct cl_gpu_info *gpu; /**< NULL for labs that need no GPU */
     cudaStream_t stream;           /**< the stream handed to the student */
     struct cl_timer *timer;        /**< shared timer, NULL without a GPU */
+    int profile; /**< bracket the student's first call for a profiler */
 };
 
 /** What a case reports back; plain data, it crosses a pipe. */
@@ -118,6 +119,7 @@ struct cl_lab {
     enum cl_speed_vs speed_vs;    /**< the ratio: speedup or % of ceiling */
     int needs_gpu;                /**< 0 only for the engine's own tests */
     double timeout_s;             /**< default limit per case */
+    const char *profile_case;     /**< the case make profile runs */
     const struct cl_case *cases;  /**< the cases, in spec order */
     int ncases;                   /**< how many */
     /** Resolve entry points in @p lib (a dlopen handle) and create handles;
@@ -152,6 +154,7 @@ struct cl_grade_opts {
     int recalibrate;       /**< measure peaks again */
     int progress;          /**< print a live progress line on stderr */
     int bench;             /**< run the speed and bench cases only */
+    int profile;           /**< mark the student's call for a profiler */
 };
 
 #define CL_MAX_CASES 64 /**< cases in one lab, at most */

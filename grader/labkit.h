@@ -16,6 +16,13 @@ extern "C" {
 #endif
 
 /**
+ * Start (@p on = 1) or stop (0) the profiler's capture around the
+ * student's call when the run is in --profile mode; nothing otherwise.
+ * With `ncu --profile-from-start off` only the student's kernels are seen.
+ */
+void cl_profile_mark(const struct cl_ctx *ctx, int on);
+
+/**
  * Synchronise @p s and collect the CUDA error the student's code left, if
  * any. On error fill @p r (status CL_ST_CUDA, a message naming @p when,
  * restart for sticky errors) and return 1.

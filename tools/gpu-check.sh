@@ -39,13 +39,14 @@ for lab in $labs; do
     grep -E '^score|^\s+n=|\(speed\)|^  [a-z]' "$OUT/grade-$id-solution.log" | tee -a "$sum"
     step "grade-$id-skeleton" build/bin/grade "$id" --no-color --seed 1
     grep -E '^score' "$OUT/grade-$id-skeleton.log" | tee -a "$sum"
-    step "memcheck-$id" compute-sanitizer --tool memcheck --error-exitcode 9 \
-        build/bin/grade "$id" --solution --quick --no-color --timeout 300
-    grep -E 'ERROR SUMMARY|^score' "$OUT/memcheck-$id.log" | tee -a "$sum"
-    step "racecheck-$id" compute-sanitizer --tool racecheck --error-exitcode 9 \
-        build/bin/grade "$id" --solution --quick --no-color --timeout 300
-    grep -E 'SUMMARY|^score' "$OUT/racecheck-$id.log" | tee -a "$sum"
 done
+# the student tools, on every lab's solution and on the skeletons
+step memcheck make memcheck SOLUTION=1
+grep -E '^(##|memcheck|racecheck|synccheck)' "$OUT/memcheck.log" | tee -a "$sum"
+step memcheck-skeleton make memcheck
+grep -E '^(##|memcheck|racecheck|synccheck)' "$OUT/memcheck-skeleton.log" | tee -a "$sum"
+step profile make profile SOLUTION=1
+grep -E '^##|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|^profile:' "$OUT/profile.log" | tee -a "$sum"
 # the Makefile's own paths
 step make-grade-solution make grade LAB=01 SOLUTION=1 ARGS="--no-color --quick"
 step make-grade-unknown make grade LAB=no-such-lab

@@ -221,7 +221,9 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
     c.B = b.ptr;
     c.C = cc.ptr;
 
+    cl_profile_mark(ctx, 1);
     run_student(&c, s);
+    cl_profile_mark(ctx, 0);
     if (cl_student_error(s, "in matmul", r) ||
         cl_check_guards(bufs, names, 3, sizeof(float), s, r) ||
         check_result(&c, hA, hB, cc.ptr, "C", r))
@@ -285,6 +287,7 @@ const struct cl_lab cl_lab_matmul = {
     .speed_vs = CL_VS_BASELINE,
     .needs_gpu = 1,
     .timeout_s = 60.0,
+    .profile_case = "4096^3",
     .cases = cases,
     .ncases = (int)(sizeof cases / sizeof cases[0]),
     .setup = setup,

@@ -167,7 +167,9 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
      * formula or lower precision can miss this tolerance */
     const struct cl_tolerance tol = {0.0, 1e-6, 1e-6};
     struct call call = {st, a.ptr, b.ptr, c.ptr, n};
+    cl_profile_mark(ctx, 1);
     st->fn(a.ptr, b.ptr, c.ptr, n, s);
+    cl_profile_mark(ctx, 0);
     if (cl_student_error(s, "in vector_add", r) ||
         cl_check_guards(bufs, names, 3, sizeof(float), s, r) ||
         cl_check_output(c.ptr, ref, (size_t)n, &tol, "c", r))
@@ -237,6 +239,7 @@ const struct cl_lab cl_lab_vector_add = {
     .speed_vs = CL_VS_BASELINE,
     .needs_gpu = 1,
     .timeout_s = 30.0,
+    .profile_case = "n=2^28",
     .cases = cases,
     .ncases = (int)(sizeof cases / sizeof cases[0]),
     .setup = setup,

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make memcheck LAB=NN [SOLUTION=1]: compute-sanitizer on the student's code
+# through the grader's quick cases: memcheck, then racecheck and synccheck
+# when the source uses shared memory. One summary line per tool; the full
+# reports go to build/memcheck/.
+set -uo pipefail
+lab=${1:?usage: memcheck.sh LAB LIB SOURCE}
+lib=${2:?usage: memcheck.sh LAB LIB SOURCE}
+src=${3:-}
+out=${MEMCHECK_DIR:-build/memcheck}
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
+if [ -z "$cs" ]; then
+    echo "memcheck: compute-sanitizer is not installed (it ships with the CUDA toolkit)."
+    exit 1
+fi
+mkdir -p "$out"
+tools="memcheck"
+if [ -n "$src" ] && grep -q "__shared__" "$src"; then
+    tools="memcheck racecheck synccheck"
+fi
+status=0
+for tool in $tools; do
+    log="$out/lab$lab-$tool.txt"
+    "$cs" --tool "$tool" --error-exitcode 9 build/bin/grade "$lab" --lib "$lib" \
+        --quick --no-color --seed 1 --timeout 900 > "$log" 2>&1
+    rc=$?
+    summary=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^=* *//')
+    if [ $rc -eq 9 ] || { [ -n "$summary" ] && ! echo "$summary" | grep -qE ': 0 (errors|hazards)'; }; then
+        echo "$tool: PROBLEMS: ${summary:-see $log}"
+        grep -m 5 -E '^========= (Invalid|Race|Barrier|Error|Uninitialized)' "$log"
+        status=1
+    elif [ -z "$summary" ]; then
+        echo "$tool: did not finish (exit $rc): see $log"
+        status=1
+    else
+        echo "$tool: clean ($summary)"
+    fi
+done
+[ $status -eq 0 ] || echo "memcheck: full reports in $out/"
+exit $status
