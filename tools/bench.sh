@@ -3,7 +3,8 @@
 # (the grader's --bench) and print them as a Markdown table. The rows also
 # go to $BENCH_DIR/labNN.csv (default build/bench), which `make plots`
 # draws. With SOLUTION=1, one run per rung of each ladder listed in
-# solutions/NN-*/LADDER (lines of "VARIABLE first last").
+# solutions/NN-*/LADDER: lines of "VARIABLE first last [GROUP]", where a
+# GROUP keeps only the cases named "GROUP:..." for that variable's rungs.
 set -uo pipefail
 lab=${1:?usage: bench.sh LAB [student|solution]}
 variant=${2:-student}
@@ -12,7 +13,10 @@ dir=${BENCH_DIR:-build/bench}
 mkdir -p "$dir"
 csv="$dir/lab$lab.csv"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
-echo "# ${gpu:-unknown GPU}, $(date -u +%Y-%m-%d), $variant" > "$csv"
+{
+    echo "# ${gpu:-unknown GPU}, $(date -u +%Y-%m-%d), $variant"
+    echo "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,baseline_rate,ceiling_rate"
+} > "$csv"
 
 run() { # run LABEL [VAR=value]
     local label=$1; shift
@@ -22,11 +26,18 @@ run() { # run LABEL [VAR=value]
     [ $rc -le 1 ] || echo "bench: the grader exited $rc for $label" >&2
 }
 
+# keep only LABEL's rows whose case is in GROUP (case names "GROUP:...")
+only_group() {
+    awk -F, -v c="$1" -v g="$2" '$2 != c || index($3, g ":") == 1' "$csv" > "$csv.tmp" &&
+        mv "$csv.tmp" "$csv"
+}
+
 if [ "$variant" = solution ] && [ -f solutions/"$lab"-*/LADDER ]; then
-    while read -r var first last; do
+    while read -r var first last group; do
         [ -n "$var" ] || continue
         for k in $(seq "$first" "$last"); do
             run "$var=$k" "$var=$k"
+            [ -z "$group" ] || only_group "$var=$k" "$group"
         done
     done < solutions/"$lab"-*/LADDER
 else

@@ -40,6 +40,11 @@ static const struct cl_case cases[] = {
     CORRECT("4096x4096x4096", 4096, 4096, 4096, 5, 0),
     {"4096^3", CL_CASE_SPEED, 35, {4096, 4096, 4096}, 0, 0, CL_VS_DEFAULT},
     {"8192x64x1280", CL_CASE_SPEED, 15, {8192, 64, 1280}, 0, 0, CL_VS_DEFAULT},
+    /* the size sweep of make bench: timed, never scored */
+    {"256^3", CL_CASE_BENCH, 0, {256, 256, 256}, 0, 0, CL_VS_DEFAULT},
+    {"512^3", CL_CASE_BENCH, 0, {512, 512, 512}, 0, 0, CL_VS_DEFAULT},
+    {"1024^3", CL_CASE_BENCH, 0, {1024, 1024, 1024}, 0, 0, CL_VS_DEFAULT},
+    {"2048^3", CL_CASE_BENCH, 0, {2048, 2048, 2048}, 0, 0, CL_VS_DEFAULT},
 };
 
 // ----------------------------------------------------------------------------

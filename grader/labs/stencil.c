@@ -88,6 +88,14 @@ static const struct cl_case cases[] = {
      0,
      1.0,
      CL_VS_BASELINE},
+    /* the size sweep of make bench: timed, never scored */
+    BENCH_A("A:n=2^16,R=3", 1 << 16),
+    BENCH_A("A:n=2^18,R=3", 1 << 18),
+    BENCH_A("A:n=2^20,R=3", 1 << 20),
+    BENCH_A("A:n=2^22,R=3", 1 << 22),
+    BENCH_A("A:n=2^24,R=3", 1 << 24),
+    BENCH_B("B:8x1024x256,K=4", 256),
+    BENCH_B("B:8x1024x1024,K=4", 1024),
 };
 
 // ----------------------------------------------------------------------------

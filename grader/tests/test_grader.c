@@ -729,6 +729,40 @@ START_TEST(test_no_gpu_or_graded)
 }
 END_TEST
 
+/* every lab's spec is whole: unique case names, correctness and speed
+ * cases, a size sweep for make bench, a profile case that exists, points
+ * that add up to 100 */
+START_TEST(test_lab_specs_consistent)
+{
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        const struct cl_lab *lab = *l;
+        int kinds[3] = {0, 0, 0}, profile_found = 0;
+        double points = 0;
+        for (int i = 0; i < lab->ncases; i++) {
+            const struct cl_case *c = &lab->cases[i];
+            kinds[c->kind]++;
+            points += c->points;
+            if (c->kind == CL_CASE_BENCH)
+                ck_assert_double_eq(c->points, 0.0);
+            if (strcmp(c->name, lab->profile_case) == 0)
+                profile_found = 1;
+            for (int j = 0; j < i; j++)
+                ck_assert_msg(strcmp(c->name, lab->cases[j].name) != 0,
+                              "lab %s: case %s twice", lab->id, c->name);
+        }
+        ck_assert_msg(kinds[CL_CASE_CORRECT] > 0, "lab %s", lab->id);
+        ck_assert_msg(kinds[CL_CASE_SPEED] > 0, "lab %s", lab->id);
+        ck_assert_msg(kinds[CL_CASE_BENCH] > 0, "lab %s: no sweep", lab->id);
+        ck_assert_msg(profile_found, "lab %s: profile case %s", lab->id,
+                      lab->profile_case);
+        ck_assert_msg(points == 100.0, "lab %s: %g points", lab->id, points);
+        ck_assert_ptr_nonnull(lab->todo);
+        ck_assert_ptr_nonnull(lab->baseline);
+        ck_assert_double_gt(lab->speed_target, 0.0);
+    }
+}
+END_TEST
+
 START_TEST(test_lab_lookup)
 {
     ck_assert_ptr_nonnull(cl_lab_find("01", NULL));
@@ -765,6 +799,7 @@ static Suite *grader_suite(void)
     tcase_add_test(core, test_symbols_forbidden_cublas);
     tcase_add_test(core, test_cli_ok_paths);
     tcase_add_test(core, test_lab_lookup);
+    tcase_add_test(core, test_lab_specs_consistent);
     tcase_add_test(core, test_no_gpu_or_graded);
     suite_add_tcase(s, core);
 
