@@ -38,12 +38,13 @@ static const struct cl_case cases[] = {
     {"n=2^20", CL_CASE_CORRECT, 9, {1 << 20, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
     {"n=2^28", CL_CASE_SPEED, 40, {1 << 28, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
     /* the size sweep of make bench: timed, never scored */
-    {"n=2^16", CL_CASE_BENCH, 0, {1 << 16, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
-    {"n=2^18", CL_CASE_BENCH, 0, {1 << 18, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
-    {"n=2^20", CL_CASE_BENCH, 0, {1 << 20, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
-    {"n=2^22", CL_CASE_BENCH, 0, {1 << 22, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
-    {"n=2^24", CL_CASE_BENCH, 0, {1 << 24, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
-    {"n=2^26", CL_CASE_BENCH, 0, {1 << 26, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^15", CL_CASE_BENCH, 0, {1 << 15, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^17", CL_CASE_BENCH, 0, {1 << 17, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^19", CL_CASE_BENCH, 0, {1 << 19, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^21", CL_CASE_BENCH, 0, {1 << 21, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^23", CL_CASE_BENCH, 0, {1 << 23, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^25", CL_CASE_BENCH, 0, {1 << 25, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
+    {"n=2^27", CL_CASE_BENCH, 0, {1 << 27, 0, 0, 0}, 0, 0, CL_VS_DEFAULT},
 };
 
 // ----------------------------------------------------------------------------
