@@ -2,7 +2,8 @@
 # make plots: draw each lab's bench results (docs/data/labNN.csv, copied
 # from a GPU run of `make bench SOLUTION=1`) as docs/img/labNN[-group].png:
 # throughput against work per call for each rung, the library baseline and
-# the ceiling. Cases named "X:..." are drawn in one plot per group X.
+# the ceiling. Cases named "X:..." are drawn in one plot per group X;
+# docs/data/labNN.exclude lists cases (CSV names) left out of the plot.
 set -euo pipefail
 command -v gnuplot >/dev/null 2>&1 || {
     echo "plots: gnuplot is missing; install it with: sudo apt-get install gnuplot-nox" >&2
@@ -22,8 +23,13 @@ for csv in "$data"/lab*.csv; do
     groups=$(awk -F, '!/^#/ && $1 != "lab" { split($3, p, ":"); print (length(p) > 1 ? p[1] : "all") }' "$csv" | sort -u)
     for grp in $groups; do
         out="$img/$lab.png"
+        part=""
+        [ "$grp" = all ] || part=" part $grp"
         [ "$(echo "$groups" | wc -w)" -gt 1 ] && out="$img/$lab-$grp.png"
-        sel() { awk -F, -v g="$grp" '!/^#/ && $1 != "lab" {
+        excl="$data/$lab.exclude" # cases off the sweep's curve, one a line
+        sel() { awk -F, -v g="$grp" -v ex="$excl" '
+            BEGIN { while ((getline l < ex) > 0) skip[l] = 1 }
+            !/^#/ && $1 != "lab" && !($3 in skip) {
             split($3, p, ":"); if ((length(p) > 1 ? p[1] : "all") == g) print }' "$csv"; }
         codes=$(sel | cut -d, -f2 | awk '!seen[$0]++')
         plot=""
@@ -42,7 +48,7 @@ for csv in "$data"/lab*.csv; do
         gnuplot <<GP
 set terminal pngcairo size 900,560 font "sans,10" noenhanced
 set output '$out'
-set title "${lab/lab/Lab }${grp:+ part $grp}: ${caption//\"/}" noenhanced
+set title "${lab/lab/Lab }$part: ${caption//\"/}" noenhanced
 set logscale x
 set format x "%.0s %c"
 set xlabel "$xunit"
