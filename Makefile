@@ -151,6 +151,7 @@ docs:
 	$(Q)DOCS_ROOT=$(CURDIR) DOCS_OUT=$(BUILD)/docs DOCS_INPUT="$(DOCS_INPUT)" \
 	  doxygen docs/Doxyfile || { cat $(BUILD)/docs/warnings.log; exit 1; }
 	$(Q)if [ -s $(BUILD)/docs/warnings.log ]; then cat $(BUILD)/docs/warnings.log; exit 1; fi
+	$(Q)mkdir -p $(BUILD)/docs/html/img && cp docs/img/*.png $(BUILD)/docs/html/img/
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 ## plots: draw docs/data/labNN.csv (from make bench SOLUTION=1) into docs/img
