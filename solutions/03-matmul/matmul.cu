@@ -384,8 +384,8 @@ static int sm_count(void)
     if (sms == 0) {
         int dev = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                   dev) != cudaSuccess)
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+                cudaSuccess)
             sms = 80;
     }
     return sms;
