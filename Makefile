@@ -71,14 +71,16 @@ LAB_NAMES := $(notdir $(LAB_DIRS))
 INCLUDES  := -Icommon -Igrader -Igrader/labs $(addprefix -I,$(LAB_DIRS)) \
              -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
 WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
-CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP
+CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
+             -DCL_VERSION='"$(shell cat VERSION 2>/dev/null || echo 0)"'
 NVFLAGS   := -std=c++17 -O3 $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra $(INCLUDES)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
              -lcublas $(CUDNN_LINK)
 LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lstdc++ -ldl -lm
 
 # a submission: one shared library per lab, loaded by the grader
-SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared -Xcompiler -fPIC,-Wall,-Wextra \
+SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared \
+             -Xcompiler -fPIC,-Wall,-Wextra$(if $(filter 1,$(WERROR)),$(,)-Werror) \
              -cudart shared -Icommon
 
 # ---- objects --------------------------------------------------------------
@@ -95,14 +97,16 @@ GRADER     := $(BUILD)/bin/grade
 STUDENT_SO  := $(LAB_NAMES:%=$(BUILD)/student/%.so)
 SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions/[0-9][0-9]-*)))
 FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
-TESTS       := $(BUILD)/tests/test_common $(BUILD)/tests/test_grader $(BUILD)/tests/test_gpu
+TESTS       := $(BUILD)/tests/test_common $(BUILD)/tests/test_grader \
+               $(BUILD)/tests/test_release $(BUILD)/tests/test_gpu
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
 lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test bench plots docs memcheck profile deps clean info \
+.PHONY: all grade test bench plots docs memcheck profile handout \
+        release-solutions deps clean info \
         format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
@@ -139,6 +143,15 @@ profile: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(B
 	$(Q)rc=0; for l in $(GRADE_LABS); do echo "## $$l"; \
 	  bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so || rc=1; \
 	done; exit $$rc
+
+## handout: dist/cuda-labs-handout-VERSION.tar.gz, everything but solutions/
+## release-solutions [LAB=..]: the chosen labs' solutions, ladders and notes
+VERSION_STR := $(shell cat VERSION 2>/dev/null || echo 0)
+DIST        ?= dist
+handout:
+	$(Q)sh tools/release.sh handout $(DIST) $(VERSION_STR)
+release-solutions:
+	$(Q)sh tools/release.sh solutions $(DIST) $(VERSION_STR) $(if $(LAB),$(GRADE_LABS))
 
 ## docs: the HTML site (Doxygen) in build/docs/html; warnings fail it
 DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) docs/grading.md \

@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CL_VERSION "1.0.0"
+#ifndef CL_VERSION
+#define CL_VERSION "unknown" /* the build passes VERSION's contents */
+#endif
 
 static void usage(FILE *f, const char *prog)
 {

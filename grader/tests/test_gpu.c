@@ -158,9 +158,14 @@ static enum cl_exit grade(const char *lib, const char *only, double timeout)
     return grade_lab("01", lib, only, timeout);
 }
 
-/* every correctness check passed and every speed case was timed */
+/* every correctness check passed and every speed case was timed (in a
+ * handout tree, with no solutions/, there is nothing to check) */
 static void expect_solution(const char *lab, const char *lib)
 {
+    if (access("solutions", F_OK) != 0) {
+        printf("skip: no %s in a handout tree\n", lib);
+        return;
+    }
     ck_assert_int_eq(grade_lab(lab, lib, NULL, 0), CL_EXIT_OK);
     ck_assert_int_eq(g.all_correct, 1);
     ck_assert_double_eq(g.correct_score, g.correct_max);
@@ -214,6 +219,8 @@ static const struct cl_result *result(const char *name)
 
 START_TEST(test_lab1_solution)
 {
+    if (access("solutions", F_OK) != 0)
+        return; /* a handout tree */
     ck_assert_int_eq(grade(CL_BUILD_DIR "/solution/01-vector-add.so", NULL, 0),
                      CL_EXIT_OK);
     ck_assert_int_eq(g.all_correct, 1);
