@@ -98,7 +98,8 @@ STUDENT_SO  := $(LAB_NAMES:%=$(BUILD)/student/%.so)
 SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions/[0-9][0-9]-*)))
 FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
 TESTS       := $(BUILD)/tests/test_common $(BUILD)/tests/test_grader \
-               $(BUILD)/tests/test_release $(BUILD)/tests/test_gpu
+               $(BUILD)/tests/test_release $(BUILD)/tests/test_batch \
+               $(BUILD)/tests/test_gpu
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
 lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))
@@ -106,7 +107,8 @@ GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
 .PHONY: all grade test bench plots docs memcheck profile handout \
-        release-solutions deps clean info \
+        release-solutions grade-class grade-class-slurm build-submission \
+        deps clean info \
         format format-check
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
@@ -144,6 +146,21 @@ profile: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(B
 	  bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so || rc=1; \
 	done; exit $$rc
 
+## grade-class: grade every submission in SUBMISSIONS for LAB into OUT
+## (default build/class/NN-name): results/, logs/, gradebook.csv.
+## FORCE=1 re-grades; GPUS="0 1" spreads over GPUs; TIMEOUT per submission
+SUBMISSIONS ?=
+grade-class: deps $(GRADER)
+	$(Q)bash tools/grade-class.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)"
+
+## grade-class-slurm: the same as a Slurm job array, then a collect job
+grade-class-slurm: deps $(GRADER)
+	$(Q)bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
+
+# build one submission (used by the batch): SRC=file.cu SO=out.so LABDIR=..
+build-submission:
+	$(Q)mkdir -p $(dir $(SO)) && $(NVCC) $(SO_FLAGS) -Ilabs/$(LABDIR) -o $(SO) $(SRC)
+
 ## handout: dist/cuda-labs-handout-VERSION.tar.gz, everything but solutions/
 ## release-solutions [LAB=..]: the chosen labs' solutions, ladders and notes
 VERSION_STR := $(shell cat VERSION 2>/dev/null || echo 0)
@@ -178,7 +195,8 @@ deps:
 ## format / format-check: apply or verify .clang-format on our C and CUDA
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \
                grader/*.[ch] grader/labs/*.[ch] grader/tests/*.c \
-               grader/tests/fixtures/*/*.cu labs/*/*.[ch] labs/*/*.cu \
+               grader/tests/fixtures/*/*.cu grader/tests/batch/*.cu \
+               labs/*/*.[ch] labs/*/*.cu \
                solutions/*/*.cu)
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "engine.h"
+#include "gradebook.h"
 #include "report.h"
 
 #include <errno.h>
@@ -48,6 +49,9 @@ static void usage(FILE *f, const char *prog)
             "      --recalibrate   measure the GPU's peaks again\n"
             "      --no-color      plain output (also NO_COLOR=1)\n"
             "      --list          list the labs, or LAB's cases\n"
+            "      --which         print LAB's id, name and source file\n"
+            "      --collect DIR   write DIR/gradebook.csv from DIR/results "
+            "(a batch)\n"
             "  -h, --help          this text\n"
             "  -V, --version       the grader's version\n\n"
             "exit codes: 0 graded, all correct; 1 graded, a case failed; "
@@ -142,7 +146,9 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_BENCH,
         OPT_CSV,
         OPT_LABEL,
-        OPT_PROFILE
+        OPT_PROFILE,
+        OPT_WHICH,
+        OPT_COLLECT
     };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
@@ -161,6 +167,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"csv", required_argument, NULL, OPT_CSV},
         {"label", required_argument, NULL, OPT_LABEL},
         {"profile", no_argument, NULL, OPT_PROFILE},
+        {"which", no_argument, NULL, OPT_WHICH},
+        {"collect", required_argument, NULL, OPT_COLLECT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -169,7 +177,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
     const char *json = NULL, *source = NULL, *csv = NULL, *label = NULL;
-    int solution = 0, have_seed = 0, list = 0;
+    int solution = 0, have_seed = 0, list = 0, which = 0;
+    const char *collect = NULL;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
@@ -208,6 +217,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_CSV: csv = optarg; break;
         case OPT_LABEL: label = optarg; break;
         case OPT_PROFILE: o.profile = 1; break;
+        case OPT_WHICH: which = 1; break;
+        case OPT_COLLECT: collect = optarg; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
@@ -237,6 +248,20 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     }
     if (list) {
         list_cases(lab);
+        return CL_EXIT_OK;
+    }
+    if (which) {
+        printf("%s %s %s\n", lab->id, lab->slug, lab->source);
+        return CL_EXIT_OK;
+    }
+    if (collect) {
+        char err[512];
+        int n = cl_gradebook_collect(collect, lab, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return CL_EXIT_INTERNAL;
+        }
+        printf("gradebook: %d submissions in %s/gradebook.csv\n", n, collect);
         return CL_EXIT_OK;
     }
     char lib[1024], src[1024];
