@@ -2,7 +2,7 @@
 # tools/release.sh handout DIST VERSION
 # tools/release.sh solutions DIST VERSION [NN-name ...]
 #
-# handout: every tracked file except solutions/ (and .ci/), as
+# handout: every file git does not ignore, except solutions/ (and .ci/), as
 #   DIST/cuda-labs-handout-VERSION.tar.gz with one top folder.
 # solutions: solutions/ of the named labs (all when none), with their
 #   ladders, the performance notes and the lab write-ups, as
@@ -17,9 +17,10 @@ dist=$(cd "$dist" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-files() { # tracked files, or every file when this is not a git checkout
+files() { # the working tree's files git does not ignore (or every file)
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        git ls-files
+        git ls-files --cached --others --exclude-standard |
+            while read -r f; do [ -f "$f" ] && echo "$f"; done
     else
         find . -type f ! -path './build/*' ! -path './dist/*' | sed 's|^\./||'
     fi
