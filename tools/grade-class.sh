@@ -11,7 +11,8 @@
 # grader's results.json) or OUT/results/NAME.status (compile-error,
 # no-source, timeout: decided without the grader). OUT/gradebook.csv is
 # rebuilt from results/ at the end, so an interrupted batch loses nothing
-# and a re-run skips what is graded unless FORCE=1.
+# and a re-run skips what is graded unless FORCE=1 (results that say no GPU
+# was visible are graded again).
 #
 # Environment: FORCE=1, TIMEOUT (seconds per submission, default 1800),
 # SEED (one seed for the class; default from the date), GPUS ("0 1 ...":
@@ -36,7 +37,10 @@ grade_one() { # grade_one ENTRY OUT
     base=$(basename "$entry")
     name=${base%.tar.gz}; name=${name%.tgz}; name=${name%.tar}; name=${name%.cu}
     name=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._-' '_')
-    if [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$name.json" ] || [ -e "$out/results/$name.status" ]; }; then
+    # a result stands unless FORCE=1, or it says no GPU was there to grade
+    if [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$name.status" ] ||
+        { [ -e "$out/results/$name.json" ] &&
+          ! grep -q '"not graded: no GPU"' "$out/results/$name.json"; }; }; then
         echo "skip   $name (graded; FORCE=1 to grade again)"
         return 0
     fi
