@@ -47,6 +47,18 @@ step memcheck-skeleton make memcheck
 grep -E '^(##|memcheck|racecheck|synccheck)' "$OUT/memcheck-skeleton.log" | tee -a "$sum"
 step profile make profile SOLUTION=1
 grep -E '^##|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|^profile:' "$OUT/profile.log" | tee -a "$sum"
+# a class batch over two labs: solutions (full marks) and known-bad fixtures
+for lab in 01 03; do
+    subs=build/gpu-check-subs/$lab
+    rm -rf "$subs" "build/class/gpu-check-$lab" && mkdir -p "$subs"
+    cp solutions/"$lab"-*/*.cu "$subs/reference.cu"
+    for f in grader/tests/fixtures/lab"$lab"/*.cu; do
+        [ "$(basename "$f")" = no_symbol.cu ] || cp "$f" "$subs/"
+    done
+    [ -d grader/tests/fixtures/lab"$lab" ] && cp grader/tests/fixtures/lab"$lab"/*.cuh "$subs/" 2>/dev/null
+    step "batch-$lab" env TIMEOUT=300 make grade-class LAB=$lab SUBMISSIONS="$subs" OUT="build/class/gpu-check-$lab"
+    cut -d, -f1-7 "build/class/gpu-check-$lab/gradebook.csv" | tee -a "$sum"
+done
 # the Makefile's own paths
 step make-grade-solution make grade LAB=01 SOLUTION=1 ARGS="--no-color --quick"
 step make-grade-unknown make grade LAB=no-such-lab
