@@ -96,6 +96,8 @@ GRADER     := $(BUILD)/bin/grade
 
 STUDENT_SO  := $(LAB_NAMES:%=$(BUILD)/student/%.so)
 SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions/[0-9][0-9]-*)))
+# Lab 4's reference again, built for the 4 KB kernel-parameter limit
+SOLUTION_SO += $(if $(wildcard solutions/04-multi-tensor-apply),$(BUILD)/solution/04-multi-tensor-apply-4k.so)
 FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
 TESTS       := $(BUILD)/tests/test_common $(BUILD)/tests/test_grader \
                $(BUILD)/tests/test_release $(BUILD)/tests/test_batch \
@@ -196,6 +198,7 @@ deps:
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \
                grader/*.[ch] grader/labs/*.[ch] grader/tests/*.c \
                grader/tests/fixtures/*/*.cu grader/tests/batch/*.cu \
+               grader/tests/compile-fail/*.cu \
                labs/*/*.[ch] labs/*/*.cu \
                solutions/*/*.cu)
 format:
@@ -239,6 +242,10 @@ $(BUILD)/student/%.so: $$(wildcard labs/%/*.cu) $$(wildcard labs/%/*.h)
 $(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -Ilabs/$* -o $@ $(filter %.cu,$^)
+
+$(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
+	$(call say,NVCC,$@)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -DMTA_PARAM_BYTES=4096 -Ilabs/$* -o $@ $(filter %.cu,$^)
 
 # fixtures/labNN/x.cu is a known-bad submission for lab NN
 $(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu

@@ -8,12 +8,10 @@
 extern const struct cl_lab cl_lab_vector_add;
 extern const struct cl_lab cl_lab_stencil;
 extern const struct cl_lab cl_lab_matmul;
+extern const struct cl_lab cl_lab_adamw;
 
 const struct cl_lab *const cl_labs[] = {
-    &cl_lab_vector_add,
-    &cl_lab_stencil,
-    &cl_lab_matmul,
-    NULL,
+    &cl_lab_vector_add, &cl_lab_stencil, &cl_lab_matmul, &cl_lab_adamw, NULL,
 };
 
 static int matches(const struct cl_lab *lab, const char *name)

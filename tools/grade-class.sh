@@ -64,7 +64,7 @@ grade_one() { # grade_one ENTRY OUT
     if ! make -s build-submission SRC="$src" SO="$work/lab.so" \
             LABDIR="$LAB_ID-$LAB_SLUG" > "$out/logs/$name.build.txt" 2>&1; then
         status "$out" "$name" compile-error \
-            "$(grep -m 1 -E 'error' "$out/logs/$name.build.txt" | cut -c1-300)"
+            "$(grep -m 1 -i -E 'error' "$out/logs/$name.build.txt" | cut -c1-300)"
         echo "done   $name: compile-error"
         return 0
     fi

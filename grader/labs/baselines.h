@@ -19,6 +19,16 @@ extern "C" {
 void cl_pad_left(const float *x, float *xp, long long rows, int T, int pad,
                  cudaStream_t s);
 
+struct adamw_tensor;
+struct adamw_hparams;
+
+/**
+ * The per-tensor loop an unfused optimizer runs: one straightforward AdamW
+ * kernel launch per non-empty tensor (Lab 4's baseline).
+ */
+void cl_adamw_per_tensor(const struct adamw_tensor *ts, int count,
+                         const struct adamw_hparams *hp, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

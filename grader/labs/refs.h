@@ -39,6 +39,30 @@ void causal_conv1d_ref(const float *x, const float *w, double *ref, long row0,
 void matmul_ref(const float *A, const float *B, double *ref, long row0,
                 long nrows, int N, int K);
 
+/** Lab 4: AdamW's hyperparameters, in double for the reference. */
+struct adamw_ref_hp {
+    double lr;           /**< learning rate */
+    double beta1;        /**< decay of m */
+    double beta2;        /**< decay of v */
+    double eps;          /**< added to the denominator */
+    double weight_decay; /**< decoupled weight decay */
+    int step;            /**< 1 for the first step */
+};
+
+/**
+ * Lab 4: one AdamW step (torch.optim.AdamW) on n elements of state kept in
+ * double: p, m, v updated in place from the gradient g.
+ */
+void adamw_ref(double *p, double *m, double *v, const float *g, long long n,
+               const struct adamw_ref_hp *hp);
+
+/**
+ * Lab 4: the parameter tensors of GPT-2 small (148 tensors, 124,439,808
+ * elements), in the order of its state_dict; writes up to @p max sizes
+ * (@p sizes may be NULL when @p max is 0), returns the count.
+ */
+int adamw_gpt2_sizes(long long *sizes, int max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -193,6 +193,28 @@ START_TEST(test_local_batch)
 }
 END_TEST
 
+/* a Lab 4 metadata struct over the kernel-parameter limit does not
+ * compile: the batch says so, with nvcc's reason */
+START_TEST(test_over_limit_is_a_compile_error)
+{
+    char dir[] = "/tmp/cl-limit-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(
+        sh("mkdir -p %s/subs && cp "
+           "grader/tests/compile-fail/lab04_over_limit.cu "
+           "%s/subs/zoe.cu && make -s grade-class LAB=04 SUBMISSIONS=%s/subs "
+           "OUT=%s/out > %s/log 2>&1",
+           dir, dir, dir, dir, dir),
+        0);
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", dir);
+    const char *r = row(out, "zoe");
+    ck_assert_ptr_nonnull(strstr(r, ",compile-error,"));
+    ck_assert_ptr_nonnull(strstr(r, "parameter space"));
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 START_TEST(test_slurm_batch)
 {
     char dir[] = "/tmp/cl-slurm-XXXXXX";
@@ -231,6 +253,7 @@ int main(void)
     tcase_set_timeout(core, 1200);
     tcase_add_test(core, test_gradebook_from_results);
     tcase_add_test(core, test_local_batch);
+    tcase_add_test(core, test_over_limit_is_a_compile_error);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm)

@@ -406,6 +406,51 @@ START_TEST(test_lab3_tf32)
 }
 END_TEST
 
+// ---- Lab 4
+// -------------------------------------------------------------------
+
+#define FIXTURE4(name) CL_BUILD_DIR "/fixtures/lab04/" name ".so"
+
+START_TEST(test_lab4_solution)
+{
+    expect_solution("04", CL_BUILD_DIR "/solution/04-multi-tensor-apply.so");
+}
+END_TEST
+
+START_TEST(test_lab4_solution_4k_params)
+{
+    /* the same reference built for the 4 KB parameter limit: many more
+     * launches, the same answers */
+    expect_solution("04", CL_BUILD_DIR "/solution/04-multi-tensor-apply-4k.so");
+}
+END_TEST
+
+START_TEST(test_lab4_skeleton)
+{
+    expect_skeleton("04", CL_BUILD_DIR "/student/04-multi-tensor-apply.so");
+}
+END_TEST
+
+START_TEST(test_lab4_per_tensor_scores_low)
+{
+    /* correct, so every correctness point; unfused, so little speed on the
+     * small-tensor list (its speedup over the per-tensor loop is about 1) */
+    ck_assert_int_eq(grade_lab("04", FIXTURE4("per_tensor"), NULL, 0),
+                     CL_EXIT_OK);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    const struct cl_result *r = result("1000-small");
+    ck_assert_int_eq(r->timed, 1);
+    ck_assert_double_lt(r->score, 0.5 * r->max_score);
+}
+END_TEST
+
+START_TEST(test_lab4_ignore_tail)
+{
+    expect_caught("04", FIXTURE4("ignore_tail"), CL_ST_WRONG);
+    ck_assert_int_eq(result("odd-unaligned")->status, CL_ST_WRONG);
+}
+END_TEST
+
 // ---- the probe and the runner -----------------------------------------------
 
 /* does this machine have a CUDA GPU? asked in a child, so that this process
@@ -467,6 +512,11 @@ int main(void)
         {test_lab3_no_barrier, 1},
         {test_lab3_unguarded_edge, 1},
         {test_lab3_tf32, 1},
+        {test_lab4_solution, 0},
+        {test_lab4_solution_4k_params, 0},
+        {test_lab4_skeleton, 0},
+        {test_lab4_per_tensor_scores_low, 1},
+        {test_lab4_ignore_tail, 1},
     };
     int n = (int)(sizeof tests / sizeof tests[0]);
     char why[256];

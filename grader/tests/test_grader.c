@@ -454,6 +454,44 @@ START_TEST(test_reference_matmul)
 }
 END_TEST
 
+START_TEST(test_reference_adamw)
+{
+    /* p = 1, g = 0.5, fresh state, lr 0.1, wd 0.5, eps 0, step 1:
+     * p = 0.95 (decay); m = 0.05; v = 0.00025; bias corrections 0.1 and
+     * 0.001; update = (0.1 / 0.1) * 0.05 / (sqrt(0.00025) / sqrt(0.001))
+     * = 0.05 / 0.5 = 0.1; p = 0.85 */
+    double p = 1, m = 0, v = 0;
+    float g = 0.5f;
+    struct adamw_ref_hp hp = {0.1, 0.9, 0.999, 0.0, 0.5, 1};
+    adamw_ref(&p, &m, &v, &g, 1, &hp);
+    ck_assert_double_eq_tol(m, 0.05, 1e-15);
+    ck_assert_double_eq_tol(v, 0.00025, 1e-15);
+    ck_assert_double_eq_tol(p, 0.85, 1e-12);
+    /* step 2, same gradient: m = 0.095, v = 0.00049975; corrections 0.19
+     * and 0.001999; update = 0.1 / 0.19 * 0.095 / (sqrt(0.00049975 /
+     * 0.001999)) = 0.05 / 0.5 = 0.1 (a constant gradient keeps |update| =
+     * lr); p = 0.85 * 0.95 - 0.1 */
+    hp.step = 2;
+    adamw_ref(&p, &m, &v, &g, 1, &hp);
+    ck_assert_double_eq_tol(m, 0.095, 1e-15);
+    ck_assert_double_eq_tol(p, 0.85 * 0.95 - 0.1, 1e-12);
+}
+END_TEST
+
+START_TEST(test_gpt2_sizes)
+{
+    long long sizes[200];
+    int n = adamw_gpt2_sizes(sizes, 200);
+    ck_assert_int_eq(n, 148); /* 12 per layer, 2 embeddings, ln_f's 2 */
+    long long total = 0;
+    for (int i = 0; i < n; i++)
+        total += sizes[i];
+    ck_assert_int_eq(total, 124439808LL); /* GPT-2 small's parameter count */
+    ck_assert_int_eq(sizes[0], 50257LL * 768);
+    ck_assert_int_eq(sizes[4], 768LL * 2304); /* layer 0's c_attn weight */
+}
+END_TEST
+
 // ---- report and results.json
 // -------------------------------------------------
 
@@ -791,6 +829,8 @@ static Suite *grader_suite(void)
     tcase_add_test(core, test_reference_stencil);
     tcase_add_test(core, test_reference_causal_conv1d);
     tcase_add_test(core, test_reference_matmul);
+    tcase_add_test(core, test_reference_adamw);
+    tcase_add_test(core, test_gpt2_sizes);
     tcase_add_test(core, test_json_round_trip);
     tcase_add_test(core, test_json_written_atomically);
     tcase_add_test(core, test_table_report);
