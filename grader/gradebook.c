@@ -54,10 +54,17 @@ int cl_grade_row_from_json(const char *path, struct cl_grade_row *row,
     snprintf(row->status, sizeof row->status, "%s", status ? status : "");
     snprintf(row->detail, sizeof row->detail, "%s", out ? out : "");
     double logsum = 0;
-    int n = 0;
+    int n = 0, failed = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(x, "cases"))
     {
+        /* a graded row names its first failure: "graded: crash" */
+        const char *cs = str(c, "status");
+        if (!failed && cs && strcmp(cs, "pass") != 0 && status &&
+            strcmp(status, "graded") == 0) {
+            snprintf(row->status, sizeof row->status, "graded: %s", cs);
+            failed = 1;
+        }
         double s = num(c, "speedup", 0);
         if (cJSON_IsTrue(cJSON_GetObjectItem(c, "timed")) && s > 0) {
             logsum += log(s);

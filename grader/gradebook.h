@@ -29,7 +29,8 @@ struct cl_grade_row {
     double max_score;  /**< points available */
     double correct;    /**< correctness points earned */
     double speedup;    /**< geometric mean over timed cases; 0 if none */
-    char status[64];   /**< graded, not graded: no GPU, compile-error, ... */
+    char status[64];   /**< graded, graded: FIRST-FAILURE (e.g. "graded:
+                            crash"), not graded: no GPU, compile-error, ... */
     char detail[512];  /**< the grader's one-line output, or the reason */
 };
 

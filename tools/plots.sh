@@ -40,7 +40,7 @@ for csv in "$data"/lab*.csv; do
             i=$((i + 1))
         done
         sel | awk -F, '{ print $4, $9 }' | sort -g | awk '!seen[$1]++' > "$tmp/base.dat"
-        plot="$plot '$tmp/base.dat' using 1:2 with lines dashtype 2 lw 2 title 'library baseline',"
+        plot="$plot '$tmp/base.dat' using 1:2 with lines dashtype 2 lw 2 title 'baseline',"
         if sel | awk -F, '$10 > 0 { found = 1 } END { exit !found }'; then
             sel | awk -F, '$10 > 0 { print $4, $10 }' | sort -g | awk '!seen[$1]++' > "$tmp/ceil.dat"
             plot="$plot '$tmp/ceil.dat' using 1:2 with lines dashtype 3 lw 2 title 'memcpy ceiling',"

@@ -101,6 +101,15 @@ START_TEST(test_gradebook_from_results)
         " {\"name\": \"a\", \"timed\": true, \"speedup\": 2},"
         " {\"name\": \"b\", \"timed\": true, \"speedup\": 8},"
         " {\"name\": \"c\", \"timed\": false}]}}";
+    const char *crashed =
+        "{\"score\": 10, \"max_score\": 100, \"output\": \"x\", \"tests\": [],"
+        " \"extra_data\": {\"lab\": \"01\", \"status\": \"graded\","
+        " \"correctness_score\": 10, \"cases\": ["
+        " {\"name\": \"a\", \"status\": \"pass\", \"timed\": false},"
+        " {\"name\": \"b\", \"status\": \"crash\", \"timed\": false},"
+        " {\"name\": \"c\", \"status\": \"timeout\", \"timed\": false}]}}";
+    snprintf(path, sizeof path, "%s/results/max.json", dir);
+    ck_assert_int_eq(cl_write_atomic(path, crashed, strlen(crashed)), 0);
     snprintf(path, sizeof path, "%s/results/zed.json", dir);
     ck_assert_int_eq(cl_write_atomic(path, json, strlen(json)), 0);
     snprintf(path, sizeof path, "%s/results/amy.status", dir);
@@ -113,7 +122,7 @@ START_TEST(test_gradebook_from_results)
 
     char err[256];
     const struct cl_lab *lab = cl_lab_find("01", NULL);
-    ck_assert_int_eq(cl_gradebook_collect(dir, lab, err, sizeof err), 3);
+    ck_assert_int_eq(cl_gradebook_collect(dir, lab, err, sizeof err), 4);
     snprintf(path, sizeof path, "%s/gradebook.csv", dir);
     char *csv = cl_read_file(path, NULL);
     ck_assert_str_eq(csv,
@@ -123,6 +132,7 @@ START_TEST(test_gradebook_from_results)
                      "\"x.cu(3): error: \"\"quoted\"\"\"\n"
                      "bad,,0.00,0.00,0.00,,internal error,"
                      "bad.json is not a results.json of this grader\n"
+                     "max,01,10.00,100.00,10.00,,graded: crash,x\n"
                      "zed,01,87.50,100.00,60.00,4.000,graded,"
                      "\"Lab 01, ok\"\n");
     free(csv);
