@@ -21,6 +21,22 @@ char *cl_fatal_format(char *buf, unsigned long len, const char *file, int line,
     return buf;
 }
 
+void *cl_xmalloc(unsigned long bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    return p;
+}
+
+void *cl_xcalloc(unsigned long count, unsigned long size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        cl_fatal(__FILE__, __LINE__, "calloc", "libc", "out of memory");
+    return p;
+}
+
 void cl_fatal(const char *file, int line, const char *expr, const char *lib,
               const char *msg)
 {

@@ -27,6 +27,13 @@ cl_fatal_hook cl_set_fatal_hook(cl_fatal_hook hook);
 char *cl_fatal_format(char *buf, unsigned long len, const char *file, int line,
                       const char *expr, const char *lib, const char *msg);
 
+/** malloc that ends the process through cl_fatal() when memory runs out
+ *  (a zero size allocates one byte). */
+void *cl_xmalloc(unsigned long bytes);
+
+/** calloc likewise: zeroed, never NULL. */
+void *cl_xcalloc(unsigned long count, unsigned long size);
+
 /** Report a failed call and exit the process with CL_FATAL_EXIT. */
 #if defined(__GNUC__)
 __attribute__((noreturn))

@@ -99,9 +99,7 @@ int cl_dbuf_check(const struct cl_dbuf *b, size_t elem, cudaStream_t s,
                   struct cl_guard_report *r)
 {
     size_t front_n = CL_GUARD_BYTES + b->offset;
-    unsigned char *h = malloc(front_n + CL_GUARD_BYTES);
-    if (!h)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    unsigned char *h = cl_xmalloc(front_n + CL_GUARD_BYTES);
     CUDA_CHECK(cudaStreamSynchronize(s));
     CUDA_CHECK(cudaMemcpy(h, b->d_base, front_n, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(h + front_n, (unsigned char *)b->ptr + b->bytes,

@@ -21,9 +21,7 @@ struct cl_timing_opts cl_timing_defaults(void)
 
 struct cl_timer *cl_timer_create(cudaStream_t s)
 {
-    struct cl_timer *t = calloc(1, sizeof *t);
-    if (!t)
-        cl_fatal(__FILE__, __LINE__, "calloc", "libc", "out of memory");
+    struct cl_timer *t = cl_xcalloc(1, sizeof *t);
     int dev = 0, l2 = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -60,10 +58,8 @@ cudaError_t cl_time_interleaved(struct cl_timer *t, struct cl_timed *items,
                                 int n, const struct cl_timing_opts *o)
 {
     int cap = o->max_reps > 0 ? o->max_reps : 1;
-    double *samples = calloc((size_t)n * (size_t)cap, sizeof *samples);
-    cudaEvent_t *ev = calloc(2 * (size_t)n, sizeof *ev);
-    if (!samples || !ev)
-        cl_fatal(__FILE__, __LINE__, "calloc", "libc", "out of memory");
+    double *samples = cl_xcalloc((size_t)n * (size_t)cap, sizeof *samples);
+    cudaEvent_t *ev = cl_xcalloc(2 * (size_t)n, sizeof *ev);
     for (int k = 0; k < 2 * n; k++)
         CUDA_CHECK(cudaEventCreate(&ev[k]));
 

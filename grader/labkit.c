@@ -2,8 +2,10 @@
 #include "labkit.h"
 
 #include "errcheck.h"
+#include "rng.h"
 
 #include <cuda_profiler_api.h>
+#include <dlfcn.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,34 @@ static const char *error_hint(cudaError_t e)
     case cudaErrorAssert: return "a device-side assert failed";
     default: return "see the CUDA documentation for this error";
     }
+}
+
+void *cl_entry_point(void *lib, const char *name, char *err, size_t len)
+{
+    void *f = dlsym(lib, name);
+    if (!f)
+        snprintf(err, len, "the submission has no %s: %s", name, dlerror());
+    return f;
+}
+
+float *cl_input_create(struct cl_dbuf *d, size_t n, size_t offset,
+                       const struct cl_ctx *ctx, uint64_t stream)
+{
+    cl_dbuf_create(d, n * sizeof(float), offset);
+    cl_dbuf_arm(d, ctx->stream);
+    cl_fill_uniform_device(d->ptr, n, ctx->seed, stream, -1.0f, 1.0f,
+                           ctx->stream);
+    float *h = cl_xmalloc(n * sizeof *h);
+    cl_fill_uniform_host(h, n, ctx->seed, stream, -1.0f, 1.0f);
+    return h;
+}
+
+void cl_output_create(struct cl_dbuf *d, size_t n, size_t offset,
+                      const struct cl_ctx *ctx)
+{
+    cl_dbuf_create(d, n * sizeof(float), offset);
+    cl_dbuf_arm(d, ctx->stream);
+    cl_dbuf_poison(d, ctx->stream);
 }
 
 void cl_profile_mark(const struct cl_ctx *ctx, int on)
@@ -97,9 +127,7 @@ int cl_check_output(const float *d_out, const double *ref, size_t n,
                     const struct cl_tolerance *tol, const char *what,
                     struct cl_result *r)
 {
-    float *h = malloc((n ? n : 1) * sizeof *h);
-    if (!h)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    float *h = cl_xmalloc(n * sizeof *h);
     CUDA_CHECK(cudaMemcpy(h, d_out, n * sizeof *h, cudaMemcpyDeviceToHost));
     struct cl_compare c;
     cl_compare_f32(h, ref, NULL, n, tol, &c);

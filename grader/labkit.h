@@ -16,6 +16,25 @@ extern "C" {
 #endif
 
 /**
+ * Look up the entry point @p name in the submission @p lib (a dlopen
+ * handle); NULL with the reason in @p err when it is missing.
+ */
+void *cl_entry_point(void *lib, const char *name, char *err, size_t len);
+
+/**
+ * An input of @p n floats: a guarded device buffer @p d (@p offset bytes
+ * past an aligned start) filled on the device with uniform values in
+ * [-1, 1) from stream @p stream of the run's seed. Returns the same values
+ * on the host (malloc'd: free them).
+ */
+float *cl_input_create(struct cl_dbuf *d, size_t n, size_t offset,
+                       const struct cl_ctx *ctx, uint64_t stream);
+
+/** An output of @p n floats: a guarded device buffer, poisoned. */
+void cl_output_create(struct cl_dbuf *d, size_t n, size_t offset,
+                      const struct cl_ctx *ctx);
+
+/**
  * Start (@p on = 1) or stop (0) the profiler's capture around the
  * student's call when the run is in --profile mode; nothing otherwise.
  * With `ncu --profile-from-start off` only the student's kernels are seen.

@@ -288,6 +288,17 @@ START_TEST(test_fatal_exits_without_hook)
 }
 END_TEST
 
+START_TEST(test_xmalloc)
+{
+    unsigned char *z = cl_xcalloc(16, 4);
+    for (int i = 0; i < 64; i++)
+        ck_assert_uint_eq(z[i], 0);
+    ck_assert_ptr_nonnull(cl_xmalloc(0)); /* a byte, not NULL */
+    ck_assert_ptr_nonnull(cl_xcalloc(0, 8));
+    free(z);
+}
+END_TEST
+
 START_TEST(test_atomic_write_and_read)
 {
     char dir[] = "/tmp/cl-test-XXXXXX";
@@ -383,6 +394,7 @@ static Suite *common_suite(void)
     tcase_add_exit_test(core, test_fatal_calls_hook, 42);
     tcase_add_exit_test(core, test_fatal_exits_without_hook, CL_FATAL_EXIT);
     tcase_add_test(core, test_atomic_write_and_read);
+    tcase_add_test(core, test_xmalloc);
     tcase_add_test(core, test_version_strings);
     tcase_add_test(core, test_peaks_cache_round_trip);
     suite_add_tcase(s, core);

@@ -112,9 +112,7 @@ static int list_sizes(const struct cl_case *c, long long **out, int *misalign)
     case L_GPT2: count = adamw_gpt2_sizes(NULL, 0); break;
     default: count = (int)c->p[1]; break;
     }
-    s = calloc((size_t)count, sizeof *s);
-    if (!s)
-        cl_fatal(__FILE__, __LINE__, "calloc", "libc", "out of memory");
+    s = cl_xcalloc((size_t)count, sizeof *s);
     for (int i = 0; i < count; i++) {
         uint64_t h = cl_mix64(0x5eed0000ULL + (uint64_t)i);
         switch (c->p[0]) {
@@ -144,14 +142,8 @@ struct state {
 
 static void *setup(void *lib, char *err, size_t len)
 {
-    struct state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    s->fn = (adamw_step_fn)dlsym(lib, "adamw_step");
-    if (!s->fn) {
-        snprintf(err, len, "the submission has no adamw_step: %s", dlerror());
+    struct state *s = cl_xmalloc(sizeof *s);
+    if (!(s->fn = (adamw_step_fn)cl_entry_point(lib, "adamw_step", err, len))) {
         free(s);
         return NULL;
     }
@@ -198,9 +190,7 @@ static void arenas_create(struct arenas *a, const struct cl_case *c,
     size_t bytes = (size_t)a->total * sizeof(float);
     for (int k = 0; k < N_ARENAS; k++) {
         cl_dbuf_create(&a->d[k], bytes, 0);
-        a->init[k] = malloc(bytes);
-        if (!a->init[k])
-            cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+        a->init[k] = cl_xmalloc(bytes);
         memset(a->init[k], CL_CANARY, bytes);
     }
     for (int i = 0; i < a->count; i++) {
@@ -267,11 +257,9 @@ static void reference_create(struct reference *r, struct arenas *a,
     for (int i = 0; i < a->count; i++)
         r->elems += a->n[i];
     size_t bytes = (size_t)(r->elems ? r->elems : 1) * sizeof(double);
-    r->p = malloc(bytes);
-    r->m = calloc(1, bytes);
-    r->v = calloc(1, bytes);
-    if (!r->p || !r->m || !r->v)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    r->p = cl_xmalloc(bytes);
+    r->m = cl_xcalloc(1, bytes);
+    r->v = cl_xcalloc(1, bytes);
     long long at = 0;
     for (int i = 0; i < a->count; i++)
         for (long long j = 0; j < a->n[i]; j++)
@@ -334,10 +322,8 @@ static int check_state(struct arenas *a, const struct reference *ref,
     };
     const double *want[] = {ref->p, NULL, ref->m, ref->v};
     size_t bytes = (size_t)a->total * sizeof(float);
-    float *h = malloc(bytes);
-    float *packed = malloc((size_t)(ref->elems ? ref->elems : 1) * 4);
-    if (!h || !packed)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    float *h = cl_xmalloc(bytes);
+    float *packed = cl_xmalloc((size_t)ref->elems * sizeof *packed);
     int bad = 0;
     for (int k = 0; k < N_ARENAS && !bad; k++) {
         CUDA_CHECK(cudaMemcpy(h, a->d[k].ptr, bytes, cudaMemcpyDeviceToHost));

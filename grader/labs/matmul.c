@@ -76,14 +76,8 @@ struct state {
 
 static void *setup(void *lib, char *err, size_t len)
 {
-    struct state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    s->fn = (matmul_fn)dlsym(lib, "matmul");
-    if (!s->fn) {
-        snprintf(err, len, "the submission has no matmul: %s", dlerror());
+    struct state *s = cl_xmalloc(sizeof *s);
+    if (!(s->fn = (matmul_fn)cl_entry_point(lib, "matmul", err, len))) {
         free(s);
         return NULL;
     }
@@ -158,11 +152,9 @@ static int check_result(const struct call *c, const float *hA, const float *hB,
                         const float *d_C, const char *what, struct cl_result *r)
 {
     size_t total = (size_t)c->M * c->N;
-    float *got = malloc(total * sizeof *got);
-    long *rows = malloc((size_t)(c->M > 33 ? c->M : 33) * sizeof *rows);
-    double *ref = malloc((size_t)c->N * sizeof *ref);
-    if (!got || !rows || !ref)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    float *got = cl_xmalloc(total * sizeof *got);
+    long *rows = cl_xmalloc((size_t)(c->M > 33 ? c->M : 33) * sizeof *rows);
+    double *ref = cl_xmalloc((size_t)c->N * sizeof *ref);
     CUDA_CHECK(
         cudaMemcpy(got, d_C, total * sizeof *got, cudaMemcpyDeviceToHost));
     int bad = 0;
@@ -205,23 +197,12 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
     size_t na = (size_t)c.M * c.K, nb = (size_t)c.K * c.N,
            nc = (size_t)c.M * c.N;
     struct cl_dbuf a, b, cc, base;
-    cl_dbuf_create(&a, na * sizeof(float), 0);
-    cl_dbuf_create(&b, nb * sizeof(float), 0);
-    cl_dbuf_create(&cc, nc * sizeof(float), 0);
     memset(&base, 0, sizeof base);
     const struct cl_dbuf *bufs[] = {&a, &b, &cc};
     const char *names[] = {"A", "B", "C"};
-    float *hA = malloc(na * sizeof *hA), *hB = malloc(nb * sizeof *hB);
-    if (!hA || !hB)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
-
-    for (int i = 0; i < 3; i++)
-        cl_dbuf_arm(bufs[i], s);
-    cl_fill_uniform_device(a.ptr, na, ctx->seed, 1, -1.0f, 1.0f, s);
-    cl_fill_uniform_device(b.ptr, nb, ctx->seed, 2, -1.0f, 1.0f, s);
-    cl_dbuf_poison(&cc, s);
-    cl_fill_uniform_host(hA, na, ctx->seed, 1, -1.0f, 1.0f);
-    cl_fill_uniform_host(hB, nb, ctx->seed, 2, -1.0f, 1.0f);
+    float *hA = cl_input_create(&a, na, 0, ctx, 1);
+    float *hB = cl_input_create(&b, nb, 0, ctx, 2);
+    cl_output_create(&cc, nc, 0, ctx);
     c.A = a.ptr;
     c.B = b.ptr;
     c.C = cc.ptr;

@@ -141,15 +141,11 @@ struct state {
 
 static void *setup(void *lib, char *err, size_t len)
 {
-    struct state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    s->stencil = (stencil_1d_fn)dlsym(lib, "stencil_1d");
-    s->conv = (causal_conv1d_fn)dlsym(lib, "causal_conv1d");
-    if (!s->stencil || !s->conv) {
-        snprintf(err, len, "the submission lacks stencil_1d or causal_conv1d");
+    struct state *s = cl_xmalloc(sizeof *s);
+    if (!(s->stencil =
+              (stencil_1d_fn)cl_entry_point(lib, "stencil_1d", err, len)) ||
+        !(s->conv = (causal_conv1d_fn)cl_entry_point(lib, "causal_conv1d", err,
+                                                     len))) {
         free(s);
         return NULL;
     }
@@ -315,9 +311,7 @@ static int check_result(const struct call *c, const float *hx, const float *hw,
     long rows = c->part == PART_A ? 1 : (long)c->B * c->C;
     long len = c->part == PART_A ? c->n : c->T;
     size_t total = (size_t)rows * len;
-    float *got = malloc(total * sizeof *got);
-    if (!got)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    float *got = cl_xmalloc(total * sizeof *got);
     CUDA_CHECK(
         cudaMemcpy(got, d_out, total * sizeof *got, cudaMemcpyDeviceToHost));
     /* unwritten anywhere is caught in full, values on sampled rows */
@@ -331,9 +325,7 @@ static int check_result(const struct call *c, const float *hx, const float *hw,
         bad = 1;
     }
     long stride = sample_stride(rows);
-    double *ref = malloc((size_t)len * sizeof *ref);
-    if (!ref)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
+    double *ref = cl_xmalloc((size_t)len * sizeof *ref);
     struct cl_tolerance tol =
         tolerance(c->part == PART_A ? 2 * c->radius + 1 : c->K);
     for (long row = 0; row < rows && !bad; row += stride) {
@@ -382,25 +374,14 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
         nw = (size_t)c.C * c.K;
     }
     struct cl_dbuf x, w, y, base, pad;
-    cl_dbuf_create(&x, nx * sizeof(float), 0);
-    cl_dbuf_create(&w, nw * sizeof(float), 0);
-    cl_dbuf_create(&y, nx * sizeof(float), 0);
     memset(&base, 0, sizeof base);
     memset(&pad, 0, sizeof pad);
     const struct cl_dbuf *bufs[] = {&x, &w, &y};
     const char *names[] = {c.part == PART_A ? "in" : "x", "w",
                            c.part == PART_A ? "out" : "y"};
-    float *hx = malloc(nx * sizeof *hx), *hw = malloc(nw * sizeof *hw);
-    if (!hx || !hw)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
-
-    for (int i = 0; i < 3; i++)
-        cl_dbuf_arm(bufs[i], s);
-    cl_fill_uniform_device(x.ptr, nx, ctx->seed, 1, -1.0f, 1.0f, s);
-    cl_fill_uniform_device(w.ptr, nw, ctx->seed, 2, -1.0f, 1.0f, s);
-    cl_dbuf_poison(&y, s);
-    cl_fill_uniform_host(hx, nx, ctx->seed, 1, -1.0f, 1.0f);
-    cl_fill_uniform_host(hw, nw, ctx->seed, 2, -1.0f, 1.0f);
+    float *hx = cl_input_create(&x, nx, 0, ctx, 1);
+    float *hw = cl_input_create(&w, nw, 0, ctx, 2);
+    cl_output_create(&y, nx, 0, ctx);
     c.in = x.ptr;
     c.w = w.ptr;
     c.out = y.ptr;

@@ -68,14 +68,8 @@ struct state {
 
 static void *setup(void *lib, char *err, size_t len)
 {
-    struct state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    s->fn = (vector_add_fn)dlsym(lib, "vector_add");
-    if (!s->fn) {
-        snprintf(err, len, "the submission has no vector_add: %s", dlerror());
+    struct state *s = cl_xmalloc(sizeof *s);
+    if (!(s->fn = (vector_add_fn)cl_entry_point(lib, "vector_add", err, len))) {
         free(s);
         return NULL;
     }
@@ -142,25 +136,15 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
     int n = (int)cs->p[0];
     size_t bytes = (size_t)n * sizeof(float);
     struct cl_dbuf a, b, c, base;
-    cl_dbuf_create(&a, bytes, (size_t)cs->p[1]);
-    cl_dbuf_create(&b, bytes, (size_t)cs->p[2]);
-    cl_dbuf_create(&c, bytes, (size_t)cs->p[3]);
     memset(&base, 0, sizeof base);
     const struct cl_dbuf *bufs[] = {&a, &b, &c};
     const char *names[] = {"a", "b", "c"};
-    float *ha = malloc(bytes), *hb = malloc(bytes);
-    double *ref = malloc((size_t)n * sizeof *ref);
-    if (!ha || !hb || !ref)
-        cl_fatal(__FILE__, __LINE__, "malloc", "libc", "out of memory");
 
     /* inputs on both sides, output poisoned, guards armed */
-    for (int i = 0; i < 3; i++)
-        cl_dbuf_arm(bufs[i], s);
-    cl_fill_uniform_device(a.ptr, (size_t)n, ctx->seed, 1, -1.0f, 1.0f, s);
-    cl_fill_uniform_device(b.ptr, (size_t)n, ctx->seed, 2, -1.0f, 1.0f, s);
-    cl_dbuf_poison(&c, s);
-    cl_fill_uniform_host(ha, (size_t)n, ctx->seed, 1, -1.0f, 1.0f);
-    cl_fill_uniform_host(hb, (size_t)n, ctx->seed, 2, -1.0f, 1.0f);
+    float *ha = cl_input_create(&a, (size_t)n, (size_t)cs->p[1], ctx, 1);
+    float *hb = cl_input_create(&b, (size_t)n, (size_t)cs->p[2], ctx, 2);
+    cl_output_create(&c, (size_t)n, (size_t)cs->p[3], ctx);
+    double *ref = cl_xmalloc((size_t)n * sizeof *ref);
     vector_add_ref(ha, hb, ref, (size_t)n);
     CUDA_CHECK(cudaStreamSynchronize(s));
 
