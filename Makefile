@@ -192,7 +192,8 @@ plots:
 
 ## deps: make sure Check and cJSON are there (installs them with apt as root)
 deps:
-	$(Q)sh grader/tests/deps.sh
+	$(Q)CUDA_HOME=$(CUDA_HOME) CUDNN_FOUND=$(if $(CUDNN_INC),$(if $(CUDNN_SO),1)) \
+	  sh grader/tests/deps.sh
 
 ## format / format-check: apply or verify .clang-format on our C and CUDA
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \

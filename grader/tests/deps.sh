@@ -4,6 +4,18 @@
 # say the one command to run. Exit 0 when everything is in place.
 set -u
 CC=${CC:-gcc}
+# the CUDA toolkit and cuDNN are not ours to install: say what is missing
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ ! -x "$CUDA_HOME/bin/nvcc" ]; then
+    echo "deps: the CUDA toolkit is missing: no $CUDA_HOME/bin/nvcc." >&2
+    echo "      Install CUDA 12 or 13 (NVIDIA's packages) or set CUDA_HOME=/path/to/cuda." >&2
+    exit 1
+fi
+if [ -z "${CUDNN_FOUND:-}" ]; then
+    echo "deps: cuDNN 9 was not found under $CUDA_HOME, in the system paths, or at" >&2
+    echo "      CUDNN_HOME. Install it (NVIDIA's cudnn9 packages) or set CUDNN_HOME." >&2
+    exit 1
+fi
 probe() {
     printf '#include <check.h>\n#include <cjson/cJSON.h>\nint main(void){return cJSON_IsNull(0);}\n' |
         $CC -x c - -o /dev/null -lcheck -lsubunit -lcjson -lm -lrt -pthread >/dev/null 2>&1

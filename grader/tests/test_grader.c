@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -703,6 +704,24 @@ START_TEST(test_cli_ok_paths)
 }
 END_TEST
 
+START_TEST(test_cli_which_and_collect)
+{
+    ck_assert_int_eq(CLI("stencil", "--which"), CL_EXIT_OK);
+    ck_assert_int_eq(CLI("99", "--which"), CL_EXIT_USAGE);
+    /* a batch folder without results/ is an error, said, not a crash */
+    ck_assert_int_eq(CLI("01", "--collect", "/nonexistent"), CL_EXIT_INTERNAL);
+    ck_assert_int_eq(CLI("01", "--collect"), CL_EXIT_USAGE);
+    char dir[] = "/tmp/cl-collect-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/results", dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    ck_assert_int_eq(CLI("01", "--collect", dir), CL_EXIT_OK);
+    snprintf(path, sizeof path, "%s/gradebook.csv", dir);
+    ck_assert_int_eq(access(path, R_OK), 0); /* a header, no rows */
+}
+END_TEST
+
 START_TEST(test_cli_submission_problems)
 {
     ck_assert_int_eq(CLI("01", "--lib", "/nonexistent.so"), CL_EXIT_LOAD);
@@ -855,6 +874,7 @@ static Suite *grader_suite(void)
     tcase_add_test(limits, test_symbols_bad_files);
     tcase_add_test(limits, test_cli_usage_errors);
     tcase_add_test(limits, test_cli_submission_problems);
+    tcase_add_test(limits, test_cli_which_and_collect);
     tcase_add_test(limits, test_forbidden_is_reported_in_json);
     suite_add_tcase(s, limits);
     return s;
