@@ -317,7 +317,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                 strerror(errno));
         return CL_EXIT_INTERNAL;
     }
-    if (rc != CL_EXIT_NO_GPU)
+    if (rc == CL_EXIT_OK || rc == CL_EXIT_FAILED)
         printf("replay with --seed %" PRIu64 "\n", o.seed);
     return rc;
 }

@@ -51,8 +51,9 @@ static const char *ceiling_name(const struct cl_lab *lab)
 
 void cl_report_platform(const struct cl_grade *g, char *buf, size_t len)
 {
-    if (!g->have_gpu) {
-        snprintf(buf, len, "no GPU");
+    if (!g->have_gpu) { /* none found, or rejected before looking */
+        snprintf(buf, len, "%s",
+                 g->exit_code == CL_EXIT_NO_GPU ? "no GPU" : "nothing run");
         return;
     }
     char cuda[16], blas[16], dnn[16];
