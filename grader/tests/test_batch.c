@@ -190,6 +190,19 @@ START_TEST(test_local_batch)
                         subs, out, dir),
                      0);
     ck_assert_int_eq(sh("test $(grep -c ^done %s/run4.log) = 6", dir), 0);
+    /* two GPU queues (GPUS="0 1"): every submission once, split between
+     * them, and one gradebook (here the GPUs may not exist: the queues,
+     * the split and the collection are what is tested) */
+    ck_assert_int_eq(sh("FORCE=1 GPUS=\"0 1\" make -s grade-class LAB=01 "
+                        "SUBMISSIONS=%s OUT=%s > %s/run5.log 2>&1",
+                        subs, out, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("test $(grep -c \"^\\[gpu 0\\] done\" %s/run5.log) = 3 && "
+           "test $(grep -c \"^\\[gpu 1\\] done\" %s/run5.log) = 3",
+           dir, dir),
+        0);
+    ck_assert_int_eq(sh("test $(wc -l < %s/gradebook.csv) = 7", out), 0);
     /* bad arguments */
     ck_assert_int_ne(sh("make -s grade-class LAB=01 SUBMISSIONS=/nonexistent "
                         "OUT=%s > /dev/null 2>&1",
