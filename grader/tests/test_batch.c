@@ -6,6 +6,8 @@
 #include "fileio.h"
 #include "gradebook.h"
 
+#include "shell.h"
+
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,19 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096], full[4300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof full,
-             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash -c '%s'", cmd);
-    int st = system(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* the gradebook line of @p student in DIR/gradebook.csv (static buffer) */
 static const char *row(const char *dir, const char *student)

@@ -8,6 +8,8 @@
 #include "grader.h"
 #include "symbols.h"
 
+#include "shell.h"
+
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,20 +22,6 @@
 #endif
 
 /* run a shell command (make's jobserver stripped); its exit status */
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char full[4200];
-    snprintf(full, sizeof full,
-             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c '%s'", cmd);
-    int st = system(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void version(char *buf, size_t len)
 {
     char *v = cl_read_file("VERSION", NULL);
