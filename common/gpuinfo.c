@@ -135,19 +135,6 @@ int cl_peaks_load(struct cl_gpu_info *g, const char *path)
     return rc;
 }
 
-struct copy_ctx {
-    void *dst;
-    const void *src;
-    size_t bytes;
-};
-
-static void run_copy(void *ctx, cudaStream_t s)
-{
-    struct copy_ctx *c = ctx;
-    CUDA_CHECK(
-        cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s));
-}
-
 struct sgemm_ctx {
     cublasHandle_t h;
     const float *a, *b;
@@ -176,12 +163,12 @@ static void measure_peaks(struct cl_gpu_info *g)
     size_t bytes = (size_t)1 << 30;
     if (bytes > g->mem_bytes / 8)
         bytes = g->mem_bytes / 8;
-    struct copy_ctx cc = {0};
+    struct cl_copy cc = {0};
     cc.bytes = bytes;
     CUDA_CHECK(cudaMalloc(&cc.dst, bytes));
     CUDA_CHECK(cudaMalloc((void **)&cc.src, bytes));
     CUDA_CHECK(cudaMemsetAsync((void *)cc.src, 1, bytes, s));
-    struct cl_timed copy = {"memcpy", run_copy, &cc, {0}};
+    struct cl_timed copy = {"memcpy", cl_run_copy, &cc, {0}};
     CUDA_CHECK(cl_time_interleaved(t, &copy, 1, &o));
     g->memcpy_gbps = 2.0 * bytes / (copy.ms.median * 1e-3) / 1e9;
     CUDA_CHECK(cudaFree(cc.dst));

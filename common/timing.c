@@ -13,6 +13,13 @@ struct cl_timer {
     int flush_round;
 };
 
+void cl_run_copy(void *ctx, cudaStream_t s)
+{
+    const struct cl_copy *c = ctx;
+    CUDA_CHECK(
+        cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s));
+}
+
 struct cl_timing_opts cl_timing_defaults(void)
 {
     struct cl_timing_opts o = {3, 10, 200, 2000.0, 0.01, 1};

@@ -45,6 +45,16 @@ struct cl_timing_opts {
 /** Defaults: 3 warm-ups, 10 to 200 repeats, 2 s, 1% stability, flush on. */
 struct cl_timing_opts cl_timing_defaults(void);
 
+/** A device-to-device copy to time: the ceiling of memory-bound labs. */
+struct cl_copy {
+    void *dst;       /**< destination, device */
+    const void *src; /**< source, device */
+    size_t bytes;    /**< bytes copied (each read once, written once) */
+};
+
+/** A cl_timed_fn: enqueue the copy described by @p ctx (a cl_copy). */
+void cl_run_copy(void *ctx, cudaStream_t s);
+
 /** Timing state: stream, events and the flush buffer. */
 struct cl_timer;
 

@@ -387,19 +387,6 @@ static void run_loop(void *p, cudaStream_t s)
     cl_adamw_per_tensor(c->a->list, c->a->count, &HP, s);
 }
 
-struct copy {
-    void *dst;
-    const void *src;
-    size_t bytes;
-};
-
-static void run_copy(void *p, cudaStream_t s)
-{
-    struct copy *c = p;
-    CUDA_CHECK(
-        cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s));
-}
-
 // ----------------------------------------------------------------------------
 // one case
 
@@ -428,11 +415,11 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
     size_t bytes = (size_t)a.total * sizeof(float);
     cl_dbuf_create(&scratch, bytes, 0);
     struct call call = {st, &a};
-    struct copy cp = {scratch.ptr, a.d[A_P].ptr, bytes};
+    struct cl_copy cp = {scratch.ptr, a.d[A_P].ptr, bytes};
     struct cl_timed items[] = {
         {"adamw_step", run_student, &call, {0}},
         {"per-tensor loop", run_loop, &call, {0}},
-        {"memcpy", run_copy, &cp, {0}},
+        {"memcpy", cl_run_copy, &cp, {0}},
     };
     if (cl_time_case(ctx, items, 3, r))
         goto done;

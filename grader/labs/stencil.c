@@ -275,19 +275,6 @@ static void run_student(void *p, cudaStream_t s)
         c->st->conv(c->in, c->w, c->out, c->B, c->C, c->T, c->K, s);
 }
 
-struct copy {
-    const float *src;
-    float *dst;
-    size_t bytes;
-};
-
-static void run_copy(void *p, cudaStream_t s)
-{
-    struct copy *c = p;
-    CUDA_CHECK(
-        cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s));
-}
-
 // ----------------------------------------------------------------------------
 // one case
 
@@ -434,11 +421,11 @@ static void run(void *p, const struct cl_ctx *ctx, const struct cl_case *cs,
         dnn_conv_destroy(&d);
         goto done;
     }
-    struct copy cp = {x.ptr, base.ptr, nx * sizeof(float)};
+    struct cl_copy cp = {base.ptr, x.ptr, nx * sizeof(float)};
     struct cl_timed items[] = {
         {"student", run_student, &c, {0}},
         {"cuDNN", run_dnn, &d, {0}},
-        {"memcpy", run_copy, &cp, {0}},
+        {"memcpy", cl_run_copy, &cp, {0}},
     };
     cl_dbuf_poison(&y, s);
     int failed = cl_time_case(ctx, items, 3, r);
