@@ -78,10 +78,14 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
              -lcublas $(CUDNN_LINK)
 LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lstdc++ -ldl -lm
 
+# cuBLAS for the labs that allow it (5 and 6); --as-needed keeps it out of
+# the others, where the symbol check rejects its use anyway
+SO_LIBS   := -L$(CUDA_HOME)/lib64 -Xlinker --as-needed \
+             -Xlinker -rpath=$(CUDA_HOME)/lib64 -lcublas
 # a submission: one shared library per lab, loaded by the grader
 SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared \
              -Xcompiler -fPIC,-Wall,-Wextra$(if $(filter 1,$(WERROR)),$(,)-Werror) \
-             -cudart shared -Icommon
+             -cudart shared -Icommon $(SO_LIBS)
 
 # ---- objects --------------------------------------------------------------
 
@@ -108,7 +112,7 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
-.PHONY: all grade test bench plots docs memcheck profile handout \
+.PHONY: all fixtures grade demo test bench plots docs memcheck profile handout \
         release-solutions grade-class grade-class-slurm build-submission \
         deps clean info \
         format format-check
@@ -125,9 +129,19 @@ grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(ARGS) || rc=$$?; \
 	done; exit $$rc
 
+## fixtures: the known-bad submissions the tests grade
+fixtures: $(FIXTURE_SO)
+
 ## test: build everything and run the unit tests (GPU suites need a GPU)
 test: all $(TESTS) $(FIXTURE_SO)
 	$(Q)sh grader/tests/run-suites.sh $(TESTS)
+
+## demo: LAB's demo: Lab 6 translates held-out sentences with your code
+## (SOLUTION=1: with the reference)
+demo: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+	$(Q)rc=0; for l in $(GRADE_LABS); do \
+	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so --demo --no-color $(ARGS) || rc=$$?; \
+	done; exit $$rc
 
 ## bench: time LAB's speed cases and size sweep (SOLUTION=1: every rung)
 bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
@@ -198,7 +212,8 @@ deps:
 ## format / format-check: apply or verify .clang-format on our C and CUDA
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \
                grader/*.[ch] grader/labs/*.[ch] grader/tests/*.c \
-               grader/tests/fixtures/*/*.cu grader/tests/batch/*.cu \
+               grader/tests/fixtures/*/*.cu grader/tests/fixtures/*/*.cuh \
+               grader/tests/batch/*.cu \
                grader/tests/compile-fail/*.cu \
                labs/*/*.[ch] labs/*/*.cu \
                solutions/*/*.cu)
@@ -251,7 +266,7 @@ $(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
 # fixtures/labNN/x.cu is a known-bad submission for lab NN
 $(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu
 	$(call say,NVCC,$@)
-	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include -o $@ $<
+	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC)) -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE)
 	$(call say,LINK,$@)

@@ -42,6 +42,8 @@ static void usage(FILE *f, const char *prog)
             "unless --case\n"
             "      --bench         time the speed cases and the size sweep "
             "(no points)\n"
+            "      --demo          run the lab's demo (examples decoded by "
+            "your code)\n"
             "      --csv FILE      append timed cases as CSV to FILE\n"
             "      --label TEXT    name the code in the CSV (default: "
             "student)\n"
@@ -56,7 +58,8 @@ static void usage(FILE *f, const char *prog)
             "  -V, --version       the grader's version\n\n"
             "exit codes: 0 graded, all correct; 1 graded, a case failed; "
             "2 usage error;\n3 no GPU; 4 forbidden library; 5 submission "
-            "cannot be loaded; 6 internal error\n",
+            "cannot be loaded; 6 internal error;\n7 a data file of the lab "
+            "(a trained model) is missing or corrupt\n",
             prog);
 }
 
@@ -117,7 +120,8 @@ static void list_cases(const struct cl_lab *lab)
 {
     for (int i = 0; i < lab->ncases; i++) {
         const struct cl_case *c = &lab->cases[i];
-        static const char *const kinds[] = {"correct", "speed", "bench"};
+        static const char *const kinds[] = {"correct", "speed", "bench",
+                                            "demo"};
         printf("%-26s %-8s %5.1f points%s\n", c->name, kinds[c->kind],
                c->points, c->quick ? "  (quick)" : "");
     }
@@ -148,7 +152,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_LABEL,
         OPT_PROFILE,
         OPT_WHICH,
-        OPT_COLLECT
+        OPT_COLLECT,
+        OPT_DEMO
     };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
@@ -169,6 +174,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"profile", no_argument, NULL, OPT_PROFILE},
         {"which", no_argument, NULL, OPT_WHICH},
         {"collect", required_argument, NULL, OPT_COLLECT},
+        {"demo", no_argument, NULL, OPT_DEMO},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -219,6 +225,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_PROFILE: o.profile = 1; break;
         case OPT_WHICH: which = 1; break;
         case OPT_COLLECT: collect = optarg; break;
+        case OPT_DEMO: o.demo = 1; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':

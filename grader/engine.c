@@ -325,9 +325,12 @@ static int start_worker(struct worker *w, const struct cl_lab *lab,
 static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
                         struct cl_grade *g)
 {
-    /* correctness first, then speed; --bench: speed and the size sweep */
-    for (int kind = CL_CASE_CORRECT; kind <= CL_CASE_BENCH; kind++) {
-        if (o->bench ? kind == CL_CASE_CORRECT : kind == CL_CASE_BENCH)
+    /* correctness first, then speed; --bench: speed and the size sweep;
+     * --demo: the demo cases alone */
+    for (int kind = CL_CASE_CORRECT; kind <= CL_CASE_DEMO; kind++) {
+        if (o->demo    ? kind != CL_CASE_DEMO
+            : o->bench ? kind == CL_CASE_CORRECT || kind == CL_CASE_DEMO
+                       : kind == CL_CASE_BENCH || kind == CL_CASE_DEMO)
             continue;
         for (int i = 0; i < lab->ncases && g->n < CL_MAX_CASES; i++) {
             const struct cl_case *c = &lab->cases[i];
@@ -461,11 +464,19 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     signal(SIGPIPE, SIG_IGN);
 
     if (select_cases(lab, o, g) == 0) {
-        snprintf(g->summary, sizeof g->summary, "no case named '%s' in lab %s",
-                 o->only_case ? o->only_case : "(quick)", lab->id);
+        if (o->demo && !o->only_case)
+            snprintf(g->summary, sizeof g->summary, "lab %s has no demo",
+                     lab->id);
+        else
+            snprintf(g->summary, sizeof g->summary,
+                     "no case named '%s' in lab %s",
+                     o->only_case ? o->only_case : "(quick)", lab->id);
         return g->exit_code = CL_EXIT_USAGE;
     }
     enum cl_exit rc = lab->symbols ? check_symbols(lab, o, g) : CL_EXIT_OK;
+    if (rc == CL_EXIT_OK && lab->check_data &&
+        lab->check_data(g->summary, sizeof g->summary) != 0)
+        rc = CL_EXIT_DATA;
     struct worker w = {0, -1, -1};
     if (rc == CL_EXIT_OK) {
         int h = start_worker(&w, lab, o, g);
@@ -489,12 +500,13 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
                       "not run: earlier cases hung; fix the hang first");
             break;
         }
-        int timing = c->kind != CL_CASE_CORRECT && correct && !o->profile;
+        int timing = (c->kind == CL_CASE_SPEED || c->kind == CL_CASE_BENCH) &&
+                     correct && !o->profile;
         progress(o, k, g->n, c->name);
         run_one(lab, o, g, &w, k, timing, &hangs);
         if (g->r[k].status != CL_ST_PASS && g->r[k].status != CL_ST_TOO_FAST)
             correct = 0;
-        if (c->kind != CL_CASE_CORRECT && !timing &&
+        if (c->kind != CL_CASE_CORRECT && c->kind != CL_CASE_DEMO && !timing &&
             g->r[k].status == CL_ST_PASS && !g->r[k].msg[0])
             snprintf(g->r[k].msg, sizeof g->r[k].msg,
                      "correct, but not timed: speed counts once every "

@@ -31,7 +31,9 @@ enum cl_exit {
     CL_EXIT_FORBIDDEN = 4, /**< the submission references a forbidden library */
     CL_EXIT_LOAD = 5,      /**< the submission cannot be loaded or lacks an
                                 entry point */
-    CL_EXIT_INTERNAL = 6   /**< the grader itself failed */
+    CL_EXIT_INTERNAL = 6,  /**< the grader itself failed */
+    CL_EXIT_DATA = 7       /**< a data file of the lab (a trained model) is
+                                missing or corrupt: nothing was graded */
 };
 
 /** How one case ended. */
@@ -51,9 +53,15 @@ enum cl_status {
 /** Short lowercase name of a status, as in the report and results.json. */
 const char *cl_status_name(enum cl_status s);
 
-/** Correctness only; correctness then timing for points; or (bench) a
- *  size sweep, timed for the record, never scored, run only with --bench. */
-enum cl_case_kind { CL_CASE_CORRECT = 0, CL_CASE_SPEED = 1, CL_CASE_BENCH = 2 };
+/** Correctness only; correctness then timing for points; (bench) a size
+ *  sweep, timed for the record, never scored, run only with --bench; or
+ *  (demo) examples printed for the student, run only with --demo. */
+enum cl_case_kind {
+    CL_CASE_CORRECT = 0,
+    CL_CASE_SPEED = 1,
+    CL_CASE_BENCH = 2,
+    CL_CASE_DEMO = 3
+};
 
 /** What a speed case's credit is measured against. */
 enum cl_speed_vs {
@@ -117,11 +125,17 @@ struct cl_lab {
     enum cl_metric metric;        /**< GB/s or TFLOP/s */
     double speed_target;          /**< full speed credit at this ratio */
     enum cl_speed_vs speed_vs;    /**< the ratio: speedup or % of ceiling */
-    int needs_gpu;                /**< 0 only for the engine's own tests */
-    double timeout_s;             /**< default limit per case */
-    const char *profile_case;     /**< the case make profile runs */
-    const struct cl_case *cases;  /**< the cases, in spec order */
-    int ncases;                   /**< how many */
+    double bonus_at; /**< a speedup worth a line of praise in the report
+                          (no points); 0: none */
+    int needs_gpu;   /**< 0 only for the engine's own tests */
+    /** Check the lab's data files (a trained model) before anything runs;
+     *  0, or -1 with the reason in @p err (exit CL_EXIT_DATA). NULL: the
+     *  lab has none. Runs in the grader's own process: no CUDA here. */
+    int (*check_data)(char *err, size_t len);
+    double timeout_s;            /**< default limit per case */
+    const char *profile_case;    /**< the case make profile runs */
+    const struct cl_case *cases; /**< the cases, in spec order */
+    int ncases;                  /**< how many */
     /** Resolve entry points in @p lib (a dlopen handle) and create handles;
      *  on failure return NULL and say why in @p err. */
     void *(*setup)(void *lib, char *err, size_t len);
@@ -154,6 +168,7 @@ struct cl_grade_opts {
     int recalibrate;       /**< measure peaks again */
     int progress;          /**< print a live progress line on stderr */
     int bench;             /**< run the speed and bench cases only */
+    int demo;              /**< run the demo cases only */
     int profile;           /**< mark the student's call for a profiler */
 };
 

@@ -9,9 +9,12 @@ extern const struct cl_lab cl_lab_vector_add;
 extern const struct cl_lab cl_lab_stencil;
 extern const struct cl_lab cl_lab_matmul;
 extern const struct cl_lab cl_lab_adamw;
+extern const struct cl_lab cl_lab_gru;
+extern const struct cl_lab cl_lab_seq2seq;
 
 const struct cl_lab *const cl_labs[] = {
-    &cl_lab_vector_add, &cl_lab_stencil, &cl_lab_matmul, &cl_lab_adamw, NULL,
+    &cl_lab_vector_add, &cl_lab_stencil, &cl_lab_matmul, &cl_lab_adamw,
+    &cl_lab_gru,        &cl_lab_seq2seq, NULL,
 };
 
 static int matches(const struct cl_lab *lab, const char *name)

@@ -99,6 +99,7 @@ static const char *kind_suffix(const struct cl_case *c)
 {
     return c->kind == CL_CASE_SPEED   ? " (speed)"
            : c->kind == CL_CASE_BENCH ? " (bench)"
+           : c->kind == CL_CASE_DEMO  ? " (demo)"
                                       : "";
 }
 
@@ -110,6 +111,42 @@ static void fmt_ms(char *buf, size_t len, double ms, int valid)
         snprintf(buf, len, "-");
 }
 
+int cl_bonus_cases(const struct cl_grade *g, int *which, int max)
+{
+    const struct cl_lab *lab = g->lab;
+    int n = 0;
+    if (lab->bonus_at <= 0 || !g->all_correct)
+        return 0;
+    for (int k = 0; k < g->n; k++) {
+        const struct cl_result *r = &g->r[k];
+        if (lab->cases[r->index].kind == CL_CASE_CORRECT || !r->timed ||
+            r->status != CL_ST_PASS || r->t_ms <= 0 ||
+            r->base_ms / r->t_ms < lab->bonus_at)
+            continue;
+        if (n < max)
+            which[n] = k;
+        n++;
+    }
+    return n;
+}
+
+/* no points, only a line: the cases beyond the lab's bonus speedup */
+static void print_bonus(FILE *f, const struct cl_grade *g, int color)
+{
+    int which[CL_MAX_CASES];
+    int n = cl_bonus_cases(g, which, CL_MAX_CASES);
+    if (!n)
+        return;
+    fprintf(f, "%sbonus:%s %.1fx %s or better on", color ? GREEN : "",
+            color ? RESET : "", g->lab->bonus_at, g->lab->baseline);
+    for (int i = 0; i < n; i++) {
+        const struct cl_result *r = &g->r[which[i]];
+        fprintf(f, "%s %s (%.2fx)", i ? "," : "", g->lab->cases[r->index].name,
+                r->base_ms / r->t_ms);
+    }
+    fprintf(f, "\n");
+}
+
 void cl_report_print(FILE *f, const struct cl_grade *g, int color,
                      const char *source)
 {
@@ -119,7 +156,8 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
     fprintf(f, "%sLab %s: %s%s  (seed %" PRIu64 ", %s)\n", color ? BOLD : "",
             lab->id, lab->title, color ? RESET : "", g->seed, plat);
     if (g->exit_code == CL_EXIT_NO_GPU || g->exit_code == CL_EXIT_LOAD ||
-        g->exit_code == CL_EXIT_FORBIDDEN || g->exit_code == CL_EXIT_INTERNAL) {
+        g->exit_code == CL_EXIT_FORBIDDEN || g->exit_code == CL_EXIT_INTERNAL ||
+        g->exit_code == CL_EXIT_DATA) {
         fprintf(f, "%snot graded: %s%s\n", color ? RED : "", g->summary,
                 color ? RESET : "");
         return;
@@ -167,6 +205,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
     fprintf(f, "%sscore: %.1f / %.1f%s  (correctness %.1f/%g, speed %.1f/%g)\n",
             color ? BOLD : "", g->score, g->max_score, color ? RESET : "",
             g->correct_score, g->correct_max, g->speed_score, g->speed_max);
+    print_bonus(f, g, color);
     if (first_fail >= 0) {
         int count = 0;
         int line = cl_find_marker(source, lab->todo, &count);
@@ -191,6 +230,7 @@ static const char *grade_status(const struct cl_grade *g)
     case CL_EXIT_OK: return "graded";
     case CL_EXIT_FAILED: return "graded";
     case CL_EXIT_NO_GPU: return "not graded: no GPU";
+    case CL_EXIT_DATA: return "not graded: lab data missing or corrupt";
     case CL_EXIT_FORBIDDEN: return "forbidden library";
     case CL_EXIT_LOAD: return "cannot load";
     case CL_EXIT_USAGE: return "usage error";

@@ -14,6 +14,13 @@ extern "C" {
 #endif
 
 /**
+ * The cases (indices into g->r, up to @p max in @p which) timed at the
+ * lab's bonus speedup or better, once every case is correct; returns how
+ * many there are (0 when the lab has no bonus).
+ */
+int cl_bonus_cases(const struct cl_grade *g, int *which, int max);
+
+/**
  * Print the header line, the case table, the messages, the score and a hint
  * for the first failure. @p color adds ANSI colours; @p source is the
  * student's file, scanned for its first TODO marker (may be NULL).

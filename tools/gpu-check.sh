@@ -8,8 +8,10 @@
 #     source .deps/env.sh          # offline host only (see the README)
 #     bash tools/gpu-check.sh         # build, tests, grading, tools, batch
 #     bash tools/gpu-check.sh bench   # the ladders' sweeps (make bench)
+#     bash tools/gpu-check.sh lab 05 [06]  # one lab in depth: solution,
+#                                     # skeleton, fixtures, ladder, sanitizers
 #
-# The two phases each fit a 10-minute window on one GPU.
+# Each phase fits a 10-minute window on one GPU.
 set -uo pipefail
 OUT=${OUT:-build/gpu-check}
 mkdir -p "$OUT/logs"
@@ -31,11 +33,35 @@ phase=${1:-check}
 note "gpu-check $phase $(date -u +%Y-%m-%dT%H:%MZ)"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>&1 | tee -a "$sum"
 make info 2>&1 | tee -a "$sum"
-step build make -j"$(nproc)" all || { tail -30 "$OUT/build.log"; exit 1; }
+step build make -j"$(nproc)" all fixtures || { tail -30 "$OUT/build.log"; exit 1; }
 if [ "$phase" = bench ]; then
     step ladders make bench SOLUTION=1
     tee -a "$sum" < "$OUT/ladders.log" > /dev/null
     cp build/bench/*.csv "$final/" 2>/dev/null # for docs/data and make plots
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = lab ]; then
+    shift
+    for id in "$@"; do
+        step "grade-$id-solution" build/bin/grade "$id" --solution --no-color \
+            --seed 1 --json "$OUT/results-$id-solution.json"
+        grep -vE '^Lab ' "$OUT/grade-$id-solution.log" | tee -a "$sum"
+        step "grade-$id-skeleton" build/bin/grade "$id" --no-color --seed 1
+        grep -E '^score' "$OUT/grade-$id-skeleton.log" | tee -a "$sum"
+        for f in build/fixtures/lab"$id"/*.so; do
+            [ -e "$f" ] || continue
+            name=$(basename "$f" .so)
+            step "fixture-$id-$name" build/bin/grade "$id" --lib "$f" --no-color --seed 1
+            grep -E '^score|not graded|^  [a-z0-9-]+: ' "$OUT/fixture-$id-$name.log" | head -n 4 | tee -a "$sum"
+        done
+        step "memcheck-$id" make memcheck LAB="$id" SOLUTION=1
+        grep -E '^(##|memcheck|racecheck|synccheck)' "$OUT/memcheck-$id.log" | tee -a "$sum"
+        step "bench-$id" make bench LAB="$id" SOLUTION=1
+        grep -E '^\|' "$OUT/bench-$id.log" | tee -a "$sum"
+        cp build/bench/lab"$id".csv "$final/" 2>/dev/null
+    done
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
     exit 0

@@ -6,6 +6,7 @@
 #include "gpuinfo.h"
 #include "guard.h"
 #include "rng.h"
+#include "safetensors.h"
 #include "stats.h"
 
 #include <check.h>
@@ -375,11 +376,161 @@ START_TEST(test_peaks_cache_round_trip)
 }
 END_TEST
 
+// ---- safetensors ----------------------------------------------------------
+
+/* write a safetensors file: the header text, then @p data bytes of data;
+ * @p hlen overrides the header length field when not 0 */
+static void st_write(const char *path, const char *header,
+                     unsigned long long hlen, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    unsigned long long len = hlen ? hlen : strlen(header);
+    unsigned char le[8];
+    for (int i = 0; i < 8; i++)
+        le[i] = (unsigned char)(len >> (8 * i));
+    ck_assert_int_eq(fwrite(le, 1, 8, f), 8);
+    ck_assert_int_eq(fwrite(header, 1, strlen(header), f), strlen(header));
+    if (n)
+        ck_assert_int_eq(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+/* load @p header with 36 bytes of data; expect failure mentioning @p what */
+static void st_refused(const char *header, unsigned long long hlen, size_t data,
+                       const char *what)
+{
+    static const float nine[9] = {0};
+    char path[] = "/tmp/cl-st-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    st_write(path, header, hlen, nine, data);
+    struct cl_st st;
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, what) != NULL, "'%s' lacks '%s'", err, what);
+    ck_assert_ptr_nonnull(strstr(err, path)); /* names the file */
+    ck_assert_ptr_null(st.file);
+    unlink(path);
+}
+
+START_TEST(test_safetensors_reads_a_good_file)
+{
+    const float data[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    const char *h = "{\"__metadata__\":{\"src_len\":\"6\"},"
+                    "\"w\":{\"dtype\":\"F32\",\"shape\":[2,3],"
+                    "\"data_offsets\":[0,24]},"
+                    "\"b\":{\"dtype\":\"F32\",\"shape\":[3],"
+                    "\"data_offsets\":[24,36]}}";
+    char path[] = "/tmp/cl-st-XXXXXX", err[512];
+    close(mkstemp(path));
+    st_write(path, h, 0, data, sizeof data);
+    struct cl_st st;
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), 0);
+    ck_assert_int_eq(st.n, 2);
+    ck_assert_str_eq(cl_st_meta(&st, "src_len"), "6");
+    ck_assert_ptr_null(cl_st_meta(&st, "tgt_len"));
+    long long shape[2] = {2, -1};
+    const float *w = cl_st_f32(&st, "w", 2, shape, err, sizeof err);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_int_eq(shape[1], 3); /* the wildcard is filled in */
+    float got[6];
+    memcpy(got, w, sizeof got);
+    ck_assert_float_eq(got[0], 1.0f);
+    ck_assert_float_eq(got[5], 6.0f);
+    long long vec[1] = {3};
+    const float *b = cl_st_f32(&st, "b", 1, vec, err, sizeof err);
+    memcpy(got, b, 3 * sizeof(float));
+    ck_assert_float_eq(got[2], 9.0f);
+    /* asked for the wrong shape, a missing name */
+    long long wrong[2] = {3, 2};
+    ck_assert_ptr_null(cl_st_f32(&st, "w", 2, wrong, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "has shape (2, 3), expected (3, 2)"));
+    ck_assert_ptr_null(cl_st_f32(&st, "nope", 1, vec, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "'nope' is missing"));
+    cl_st_free(&st);
+    cl_st_free(&st); /* twice is fine */
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_safetensors_refuses_bad_files)
+{
+    char err[512];
+    struct cl_st st;
+    ck_assert_int_eq(
+        cl_st_load("/nonexistent/m.safetensors", &st, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot read"));
+    const char *one = "{\"w\":{\"dtype\":\"F32\",\"shape\":[9],"
+                      "\"data_offsets\":[0,36]}}";
+    /* the header length beyond the file */
+    st_refused(one, 1ULL << 40, 36, "does not fit");
+    st_refused(one, 4096, 36, "does not fit");
+    /* data cut short: the tensor ends past the end */
+    st_refused(one, 0, 20, "truncated");
+    st_refused("[1,2,3]", 0, 36, "not a JSON object");
+    st_refused("{\"w\":{\"dtype\":\"F32\",", 0, 36, "not a JSON object");
+    st_refused("{\"w\":{\"dtype\":\"F33\",\"shape\":[9],"
+               "\"data_offsets\":[0,36]}}",
+               0, 36, "unknown dtype 'F33'");
+    st_refused("{\"w\":{\"dtype\":\"F32\",\"shape\":[3,2],"
+               "\"data_offsets\":[0,36]}}",
+               0, 36, "shape and dtype give 24 bytes");
+    st_refused("{\"w\":{\"dtype\":\"F32\",\"shape\":[-1],"
+               "\"data_offsets\":[0,36]}}",
+               0, 36, "dimension 0 is not a size");
+    st_refused("{\"w\":{\"dtype\":\"F32\",\"shape\":[9],"
+               "\"data_offsets\":[36,0]}}",
+               0, 36, "[begin, end]");
+    st_refused("{\"w\":{\"dtype\":\"F32\",\"shape\":[9]}}", 0, 36,
+               "needs \"dtype\", \"shape\" and \"data_offsets\"");
+    st_refused("{\"a\":{\"dtype\":\"F32\",\"shape\":[5],"
+               "\"data_offsets\":[0,20]},"
+               "\"b\":{\"dtype\":\"F32\",\"shape\":[5],"
+               "\"data_offsets\":[16,36]}}",
+               0, 36, "overlap");
+    st_refused("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],"
+               "\"data_offsets\":[0,4]},"
+               "\"a\":{\"dtype\":\"F32\",\"shape\":[1],"
+               "\"data_offsets\":[4,8]}}",
+               0, 36, "appears twice");
+    /* a file of 3 bytes */
+    char path[] = "/tmp/cl-st-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_eq(write(fd, "abc", 3), 3);
+    close(fd);
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "shorter than the 8-byte header"));
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_safetensors_dtype_check)
+{
+    const unsigned short half[4] = {0};
+    const char *h = "{\"h\":{\"dtype\":\"F16\",\"shape\":[2,2],"
+                    "\"data_offsets\":[0,8]}}";
+    char path[] = "/tmp/cl-st-XXXXXX", err[512];
+    close(mkstemp(path));
+    st_write(path, h, 0, half, sizeof half);
+    struct cl_st st;
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), 0);
+    long long shape[2] = {2, 2};
+    ck_assert_ptr_null(cl_st_f32(&st, "h", 2, shape, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "is F16, expected F32"));
+    cl_st_free(&st);
+    unlink(path);
+}
+END_TEST
+
 static Suite *common_suite(void)
 {
     Suite *s = suite_create("common");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_compare_exact_passes);
+    tcase_add_test(core, test_safetensors_reads_a_good_file);
+    tcase_add_test(core, test_safetensors_refuses_bad_files);
+    tcase_add_test(core, test_safetensors_dtype_check);
     tcase_add_test(core, test_compare_counts_unwritten_and_nan);
     tcase_add_test(core, test_compare_sampled_indices);
     tcase_add_test(core, test_stats_odd_even);

@@ -64,3 +64,138 @@ extern "C" void cl_adamw_per_tensor(const struct adamw_tensor *ts, int count,
         CUDA_CHECK_LAUNCH();
     }
 }
+
+// ----------------------------------------------------------------------------
+// the small kernels of Lab 6's framework-style pipeline
+
+__global__ static void gather_rows_kernel(const float *table, const int *idx,
+                                          float *out, long long total,
+                                          int width)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < total; i += stride) {
+        long long row = i / width;
+        out[i] = table[(long long)idx[row] * width + i % width];
+    }
+}
+
+static unsigned grid_for(long long total)
+{
+    long long blocks = (total + 255) / 256;
+    return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
+}
+
+extern "C" void cl_gather_rows(const float *table, const int *idx, float *out,
+                               int n, int width, cudaStream_t s)
+{
+    long long total = (long long)n * width;
+    gather_rows_kernel<<<grid_for(total), 256, 0, s>>>(table, idx, out, total,
+                                                       width);
+    CUDA_CHECK_LAUNCH();
+}
+
+__global__ static void concat_rows_kernel(const float *a0, int w0,
+                                          const float *a1, int w1,
+                                          const float *a2, int w2, float *out,
+                                          long long total)
+{
+    int w = w0 + w1 + w2;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < total; i += stride) {
+        long long row = i / w;
+        int c = (int)(i % w);
+        out[i] = c < w0        ? a0[row * w0 + c]
+                 : c < w0 + w1 ? a1[row * w1 + c - w0]
+                               : a2[row * w2 + c - w0 - w1];
+    }
+}
+
+extern "C" void cl_concat_rows(const float *a0, int w0, const float *a1,
+                               int w1, const float *a2, int w2, float *out,
+                               int rows, cudaStream_t s)
+{
+    long long total = (long long)rows * (w0 + w1 + w2);
+    concat_rows_kernel<<<grid_for(total), 256, 0, s>>>(a0, w0, a1, w1, a2, w2,
+                                                       out, total);
+    CUDA_CHECK_LAUNCH();
+}
+
+__global__ static void broadcast_rows_kernel(const float *bias, float *out,
+                                             long long total, int n)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < total; i += stride)
+        out[i] = bias[i % n];
+}
+
+extern "C" void cl_broadcast_rows(const float *bias, float *out, int rows,
+                                  int n, cudaStream_t s)
+{
+    long long total = (long long)rows * n;
+    broadcast_rows_kernel<<<grid_for(total), 256, 0, s>>>(bias, out, total, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* one block per row: a strided scan, then a tree over (value, index) that
+ * prefers the lower index on equal values */
+__global__ static void argmax_rows_kernel(const float *x, int n, int *idx,
+                                          float *val, int stride, int *next)
+{
+    __shared__ float bv[256];
+    __shared__ int bi[256];
+    const float *row = x + (long long)blockIdx.x * n;
+    float best = -INFINITY;
+    int at = n;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        if (row[i] > best || (row[i] == best && i < at)) {
+            best = row[i];
+            at = i;
+        }
+    bv[threadIdx.x] = best;
+    bi[threadIdx.x] = at;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h) {
+            float v = bv[threadIdx.x + h];
+            int i = bi[threadIdx.x + h];
+            if (v > bv[threadIdx.x] ||
+                (v == bv[threadIdx.x] && i < bi[threadIdx.x])) {
+                bv[threadIdx.x] = v;
+                bi[threadIdx.x] = i;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        int i = bi[0] < n ? bi[0] : 0; /* a row of NaN: token 0 */
+        idx[(long long)blockIdx.x * stride] = i;
+        if (val)
+            val[(long long)blockIdx.x * stride] = row[i];
+        if (next)
+            next[blockIdx.x] = i;
+    }
+}
+
+extern "C" void cl_argmax_rows(const float *x, int rows, int n, int *idx,
+                               float *val, int stride, int *next,
+                               cudaStream_t s)
+{
+    argmax_rows_kernel<<<rows, 256, 0, s>>>(x, n, idx, val, stride, next);
+    CUDA_CHECK_LAUNCH();
+}
+
+__global__ static void fill_int_kernel(int *p, int v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] = v;
+}
+
+extern "C" void cl_fill_int(int *p, int v, int n, cudaStream_t s)
+{
+    fill_int_kernel<<<(n + 255) / 256, 256, 0, s>>>(p, v, n);
+    CUDA_CHECK_LAUNCH();
+}

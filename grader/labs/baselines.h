@@ -29,6 +29,85 @@ struct adamw_hparams;
 void cl_adamw_per_tensor(const struct adamw_tensor *ts, int count,
                          const struct adamw_hparams *hp, cudaStream_t s);
 
+struct gru_weights;
+struct cudnnContext;
+
+/** The cuDNN RNN algorithms the GRU baseline tries, in report order. */
+enum cl_gru_algo {
+    CL_GRU_STANDARD = 0,    /**< CUDNN_RNN_ALGO_STANDARD */
+    CL_GRU_PERSIST_STATIC,  /**< CUDNN_RNN_ALGO_PERSIST_STATIC */
+    CL_GRU_PERSIST_DYNAMIC, /**< CUDNN_RNN_ALGO_PERSIST_DYNAMIC (built for
+                                the batch with cudnnBuildRNNDynamic) */
+    CL_GRU_ALGOS
+};
+
+/** "standard", "persist-static", "persist-dynamic". */
+const char *cl_gru_algo_name(int algo);
+
+/** A cuDNN GRU (inference, FP32 data, CUDNN_FMA_MATH) with its weights
+ *  packed once into cuDNN's weight space. */
+struct cl_cudnn_gru;
+
+/**
+ * Build cuDNN's GRU for (T, B, I, H, L) with algorithm @p algo and pack the
+ * weights of @p layers (device pointers, PyTorch layout) into it. Returns
+ * NULL and says why in @p why when cuDNN does not support the algorithm for
+ * this shape; any other cuDNN failure is fatal.
+ */
+struct cl_cudnn_gru *cl_cudnn_gru_create(struct cudnnContext *h, int algo,
+                                         int T, int B, int I, int H, int L,
+                                         const struct gru_weights *layers,
+                                         char *why, size_t len);
+
+/**
+ * One forward pass: x (T, B, I), h0 (L, B, H) -> y (T, B, H), h_n (L, B, H).
+ * Returns 0, or the cuDNN status when cuDNN refuses the call (an algorithm
+ * it accepted but cannot run); the caller decides whether that is fatal.
+ */
+int cl_cudnn_gru_forward(struct cl_cudnn_gru *g, const float *x,
+                         const float *h0, float *y, float *h_n, cudaStream_t s);
+
+/** A cl_timed_fn shape for timing: the forward pass of the cl_cudnn_gru_call
+ *  in @p ctx, fatal on error. */
+struct cl_cudnn_gru_call {
+    struct cl_cudnn_gru *g; /**< the GRU */
+    const float *x;         /**< (T, B, I) */
+    const float *h0;        /**< (L, B, H) */
+    float *y;               /**< (T, B, H) */
+    float *h_n;             /**< (L, B, H) */
+};
+
+/** Enqueue the call in @p ctx (a struct cl_cudnn_gru_call) on @p s. */
+void cl_cudnn_gru_run(void *ctx, cudaStream_t s);
+
+/** Free the GRU (NULL is fine). */
+void cl_cudnn_gru_destroy(struct cl_cudnn_gru *g);
+
+/** out[i] = table[idx[i]] for i < n: rows of @p width floats (an
+ *  embedding lookup). */
+void cl_gather_rows(const float *table, const int *idx, float *out, int n,
+                    int width, cudaStream_t s);
+
+/** Concatenate up to three row-major blocks of @p rows rows side by side:
+ *  out (rows, w0 + w1 + w2) = [a0 | a1 | a2]; a part with width 0 is
+ *  skipped. */
+void cl_concat_rows(const float *a0, int w0, const float *a1, int w1,
+                    const float *a2, int w2, float *out, int rows,
+                    cudaStream_t s);
+
+/** Every row of out (rows, n) = bias (n): the broadcast before an addmm. */
+void cl_broadcast_rows(const float *bias, float *out, int rows, int n,
+                       cudaStream_t s);
+
+/** Per row of x (rows, n): the index of the largest value (the lowest on
+ *  ties) into idx[row * stride], its value into val[row * stride] (val may
+ *  be NULL), and into next[row] when next is not NULL. */
+void cl_argmax_rows(const float *x, int rows, int n, int *idx, float *val,
+                    int stride, int *next, cudaStream_t s);
+
+/** p[i] = v for i < n (int). */
+void cl_fill_int(int *p, int v, int n, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,6 +63,52 @@ void adamw_ref(double *p, double *m, double *v, const float *g, long long n,
  */
 int adamw_gpt2_sizes(long long *sizes, int max);
 
+struct gru_weights;
+
+/**
+ * Lab 5: one GRU step for one batch row (gates r, z, n as cuDNN and
+ * PyTorch): x (I), h (H) -> h_new (H). The weights are host copies in the
+ * layout of gru.h (w_ih is (3H, I)).
+ */
+void gru_cell_ref(const double *x, const double *h, double *h_new,
+                  const struct gru_weights *w, int I, int H);
+
+/**
+ * Lab 5: batch row @p b of a whole sequence through @p L layers: x is
+ * (T, B, I) and h0 (L, B, H) as the grader holds them (host copies);
+ * writes y (T, H) and h_n (L, H) of that row.
+ */
+void gru_forward_ref(const float *x, const float *h0,
+                     const struct gru_weights *layers, int T, int B, int I,
+                     int H, int L, int b, double *y, double *h_n);
+
+struct seq2seq_model;
+
+/**
+ * Lab 6: sentence @p b of a batch through the encoder-decoder (host copies
+ * of the weights): src is (S, B). With @p y_in (T, B) the decoder's inputs
+ * are given (teacher forcing); without, they are its own argmax, starting
+ * from @p sos (greedy). Writes the argmax of every step into tokens (T) and
+ * every logit into logits (T, v_tgt). Ties go to the lowest index.
+ */
+void seq2seq_ref(const struct seq2seq_model *m, const int *src, int S, int B,
+                 int b, int T, int sos, const int *y_in, int *tokens,
+                 double *logits);
+
+/**
+ * Lab 6: judge one sentence's greedy decode. @p got and @p got_logit are
+ * the student's tokens and chosen logits (T), @p ref and @p ref_logits the
+ * reference's tokens (T) and logits (T, V). Returns 0 when every step
+ * matches (logits within @p atol + 1e-4 relative); 1 when a token differs
+ * where the reference's logits of the two tokens are within @p tie (the
+ * decodes part legitimately; later steps are not compared); -1 with the
+ * reason in @p why otherwise. *step is the step where it stopped.
+ */
+int seq2seq_compare_greedy(const int *got, const float *got_logit,
+                           const int *ref, const double *ref_logits, int T,
+                           int V, double tie, double atol, int *step, char *why,
+                           size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -451,6 +451,128 @@ START_TEST(test_lab4_ignore_tail)
 }
 END_TEST
 
+// ---- Lab 5
+// -------------------------------------------------------------------
+
+#define FIXTURE5(name) CL_BUILD_DIR "/fixtures/lab05/" name ".so"
+
+START_TEST(test_lab5_solution)
+{
+    expect_solution("05", CL_BUILD_DIR "/solution/05-gru.so");
+    /* every speed case names each cuDNN algorithm it raced */
+    ck_assert_ptr_nonnull(strstr(result("t32-b64")->msg, "standard"));
+    ck_assert_ptr_nonnull(strstr(result("t32-b64")->msg, "(best)"));
+}
+END_TEST
+
+START_TEST(test_lab5_skeleton)
+{
+    expect_skeleton("05", CL_BUILD_DIR "/student/05-gru.so");
+}
+END_TEST
+
+START_TEST(test_lab5_swap_gates)
+{
+    expect_caught("05", FIXTURE5("swap_gates"), CL_ST_WRONG);
+    ck_assert_int_eq(result("cell-b1-h100")->status, CL_ST_WRONG);
+    ck_assert_int_eq(result("t7-b3-l3-h100")->status, CL_ST_WRONG);
+    /* the message says cuDNN agrees with the grader's reference */
+    ck_assert_ptr_nonnull(strstr(result("t7-b3-l3-h100")->msg, "cuDNN"));
+}
+END_TEST
+
+START_TEST(test_lab5_reset_early)
+{
+    expect_caught("05", FIXTURE5("reset_early"), CL_ST_WRONG);
+    ck_assert_int_eq(result("cell-b5-i200-h160")->status, CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab5_cudnn_rejected)
+{
+    ck_assert_int_eq(grade_lab("05", FIXTURE5("cudnn"), NULL, 0),
+                     CL_EXIT_FORBIDDEN);
+    ck_assert_double_eq(g.score, 0.0);
+}
+END_TEST
+
+START_TEST(test_lab5_unfused_scores_partly)
+{
+    /* correct without cuBLAS or persistence: every correctness point and
+     * some, not all, of the speed points */
+    ck_assert_int_eq(grade_lab("05", FIXTURE5("correct"), NULL, 0), CL_EXIT_OK);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    ck_assert_double_gt(g.speed_score, 0.0);
+    ck_assert_double_lt(g.speed_score, g.speed_max);
+}
+END_TEST
+
+// ---- Lab 6
+// -------------------------------------------------------------------
+
+#define FIXTURE6(name) CL_BUILD_DIR "/fixtures/lab06/" name ".so"
+
+START_TEST(test_lab6_solution)
+{
+    expect_solution("06", CL_BUILD_DIR "/solution/06-seq2seq.so");
+    if (access("solutions", F_OK) == 0) {
+        ck_assert_ptr_nonnull(strstr(result("b1")->msg, "CUDA graph"));
+        ck_assert_ptr_nonnull(strstr(result("translate")->msg, "exact match"));
+    }
+}
+END_TEST
+
+START_TEST(test_lab6_skeleton)
+{
+    expect_skeleton("06", CL_BUILD_DIR "/student/06-seq2seq.so");
+}
+END_TEST
+
+START_TEST(test_lab6_no_context)
+{
+    expect_caught("06", FIXTURE6("no_context"), CL_ST_WRONG);
+    ck_assert_int_eq(result("forced-b5-s7-t9")->status, CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab6_first_token)
+{
+    /* teacher forcing never uses the start token: only greedy fails */
+    expect_caught("06", FIXTURE6("first_token"), CL_ST_WRONG);
+    ck_assert_int_eq(result("forced-b5-s7-t9")->status, CL_ST_PASS);
+    ck_assert_int_eq(result("greedy-b3-s6-t12")->status, CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab6_cudnn_rejected)
+{
+    ck_assert_int_eq(grade_lab("06", FIXTURE6("cudnn"), NULL, 0),
+                     CL_EXIT_FORBIDDEN);
+}
+END_TEST
+
+START_TEST(test_lab6_naive_correct)
+{
+    /* a thread per output, no graph: right, and slower than the pipeline */
+    ck_assert_int_eq(grade_lab("06", FIXTURE6("correct"), NULL, 0), CL_EXIT_OK);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    ck_assert_double_lt(g.speed_score, g.speed_max);
+}
+END_TEST
+
+START_TEST(test_lab6_demo)
+{
+    struct cl_grade_opts o;
+    memset(&o, 0, sizeof o);
+    o.lib_path = CL_BUILD_DIR "/fixtures/lab06/correct.so";
+    o.seed = 1;
+    o.demo = 1;
+    ck_assert_int_eq(cl_grade_run(cl_lab_find("06", NULL), &o, &g), CL_EXIT_OK);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_ptr_nonnull(strstr(g.r[0].msg, "examples translated right"));
+}
+END_TEST
+
 // ---- the probe and the runner -----------------------------------------------
 
 /* does this machine have a CUDA GPU? asked in a child, so that this process
@@ -517,6 +639,19 @@ int main(void)
         {test_lab4_skeleton, 0},
         {test_lab4_per_tensor_scores_low, 1},
         {test_lab4_ignore_tail, 1},
+        {test_lab5_solution, 0},
+        {test_lab5_skeleton, 0},
+        {test_lab5_swap_gates, 1},
+        {test_lab5_reset_early, 1},
+        {test_lab5_cudnn_rejected, 1},
+        {test_lab5_unfused_scores_partly, 1},
+        {test_lab6_solution, 0},
+        {test_lab6_skeleton, 0},
+        {test_lab6_no_context, 1},
+        {test_lab6_first_token, 1},
+        {test_lab6_cudnn_rejected, 1},
+        {test_lab6_naive_correct, 1},
+        {test_lab6_demo, 1},
     };
     int n = (int)(sizeof tests / sizeof tests[0]);
     char why[256];

@@ -5,8 +5,11 @@
 #include "cli.h"
 #include "engine.h"
 #include "fatal.h"
+#include "gru.h"
 #include "guard.h"
 #include "refs.h"
+#include "seq2seq.h"
+#include "shell.h"
 #include "report.h"
 #include "score.h"
 #include "symbols.h"
@@ -479,6 +482,221 @@ START_TEST(test_reference_adamw)
 }
 END_TEST
 
+START_TEST(test_reference_gru_cell)
+{
+    /* zero weights and biases: r = z = 1/2, n = tanh(0) = 0, h' = h / 2 */
+    const float zero[3] = {0, 0, 0};
+    struct gru_weights w0 = {zero, zero, zero, zero};
+    double x = 1.0, h = 0.8, out = 0.0;
+    gru_cell_ref(&x, &h, &out, &w0, 1, 1);
+    ck_assert_double_eq_tol(out, 0.4, 1e-15);
+
+    /* x = 1, h = 1/2; W_ir = ln 3 (r = 3/4), b_iz = -ln 3 (z = 1/4),
+     * W_hn = 2 and b_hn = 1: n = tanh(r * (2 * 1/2 + 1)) = tanh(1.5), so
+     * h' = 3/4 tanh(1.5) + 1/4 * 1/2. Swapping r and z, or applying r
+     * before the product (tanh(2 * 3/8 + 1) = tanh(1.75)), gives another
+     * value. */
+    const float l3 = (float)log(3.0);
+    const float w_ih[3] = {l3, 0, 0}, w_hh[3] = {0, 0, 2};
+    const float b_ih[3] = {0, -l3, 0}, b_hh[3] = {0, 0, 1};
+    struct gru_weights w = {w_ih, w_hh, b_ih, b_hh};
+    h = 0.5;
+    gru_cell_ref(&x, &h, &out, &w, 1, 1);
+    ck_assert_double_eq_tol(out, 0.75 * tanh(1.5) + 0.125, 1e-7);
+    ck_assert_double_eq_tol(out, 0.8038611902336498, 1e-7);
+
+    /* two units: unit 1's rows are 1, 3 and 5 of each matrix; with only
+     * W_in's row of unit 1 set, unit 0 is h / 2 and unit 1 mixes in x */
+    const float w2_ih[6] = {0, 0, 0, 0, 0, 1}, w2_hh[12] = {0};
+    const float b2[6] = {0};
+    struct gru_weights w2 = {w2_ih, w2_hh, b2, b2};
+    double h2[2] = {0.8, -0.6}, out2[2];
+    gru_cell_ref(&x, h2, out2, &w2, 1, 2);
+    ck_assert_double_eq_tol(out2[0], 0.4, 1e-15);
+    ck_assert_double_eq_tol(out2[1], 0.5 * tanh(1.0) - 0.3, 1e-15);
+}
+END_TEST
+
+START_TEST(test_reference_gru_forward)
+{
+    /* T = 2, B = 2, I = H = 1, two layers. Layer 0 has zero weights, so
+     * it halves h each step; layer 1 has W_in = 1 only, so each step is
+     * h' = tanh(x) / 2 + h / 2 with x the output of layer 0. Batch row 1
+     * starts from h0 = 0.8 (layer 0) and -0.6 (layer 1):
+     *   layer 0: 0.4, 0.2
+     *   layer 1: tanh(0.4) / 2 - 0.3 = -0.110025518872388,
+     *            tanh(0.2) / 2 - 0.110025518872388 / 2 = 0.043674900676258 */
+    const float zero[3] = {0, 0, 0}, w_in[3] = {0, 0, 1};
+    struct gru_weights layers[2] = {{zero, zero, zero, zero},
+                                    {w_in, zero, zero, zero}};
+    const float x[4] = {9, 0.5f, 9, -0.5f}; /* (T, B, I): unused weights */
+    const float h0[4] = {0.1f, 0.8f, 0.2f, -0.6f}; /* (L, B, H) */
+    double y[2], hn[2];
+    gru_forward_ref(x, h0, layers, 2, 2, 1, 1, 2, 1, y, hn);
+    ck_assert_double_eq_tol(y[0], -0.11002551887238754, 1e-7);
+    ck_assert_double_eq_tol(y[1], 0.04367490067625823, 1e-7);
+    ck_assert_double_eq_tol(hn[0], 0.2, 1e-7);
+    ck_assert_double_eq_tol(hn[1], 0.04367490067625823, 1e-7);
+    /* row 0 starts elsewhere, so it ends elsewhere */
+    gru_forward_ref(x, h0, layers, 2, 2, 1, 1, 2, 0, y, hn);
+    ck_assert_double_eq_tol(hn[0], 0.025, 1e-7);
+}
+END_TEST
+
+/* a model of V = 2, E = H = 1 worked by hand: the encoder's z gate is shut
+ * (bias -100), so h' = tanh(x) and the context is tanh(E_src[src]); the
+ * decoder's GRU has zero weights, so d_t = d_{t-1} / 2 from d_{-1} = c;
+ * the output layer reads [e; d; c] as o_0 = -e + 2d, o_1 = e + c */
+static void tiny_model(struct seq2seq_model *m)
+{
+    static const float enc_emb[2] = {0.5f, 2.0f}, dec_emb[2] = {1, -1};
+    static const float enc_ih[3] = {0, 0, 1}, enc_b[3] = {0, -100, 0};
+    static const float zero[6] = {0};
+    static const float fc_w[6] = {-1, 2, 0, 1, 0, 1}, fc_b[2] = {0, 0};
+    memset(m, 0, sizeof *m);
+    m->v_src = m->v_tgt = 2;
+    m->emb = m->hid = 1;
+    m->enc_emb = enc_emb;
+    m->enc.w_ih = enc_ih;
+    m->enc.w_hh = zero;
+    m->enc.b_ih = enc_b;
+    m->enc.b_hh = zero;
+    m->dec_emb = dec_emb;
+    m->dec.w_ih = zero; /* (3, 2) */
+    m->dec.w_hh = zero;
+    m->dec.b_ih = zero;
+    m->dec.b_hh = zero;
+    m->fc_w = fc_w;
+    m->fc_b = fc_b;
+}
+
+START_TEST(test_reference_seq2seq)
+{
+    struct seq2seq_model m;
+    tiny_model(&m);
+    const int src[1] = {1}; /* S = B = 1: x = 2, c = tanh(2) */
+    double c = tanh(2.0), o[4];
+    int tok[2];
+    /* greedy from sos = 1 (e = -1): step 0 o = (1 + c, c - 1) -> 0;
+     * then e = 1, d = c / 4: o = (-1 + c / 2, 1 + c) -> 1 */
+    seq2seq_ref(&m, src, 1, 1, 0, 2, 1, NULL, tok, o);
+    ck_assert_int_eq(tok[0], 0);
+    ck_assert_int_eq(tok[1], 1);
+    ck_assert_double_eq_tol(o[0], 1 + c, 1e-12);
+    ck_assert_double_eq_tol(o[1], c - 1, 1e-12);
+    ck_assert_double_eq_tol(o[2], -1 + c / 2, 1e-12);
+    ck_assert_double_eq_tol(o[3], 1 + c, 1e-12);
+    /* teacher forcing with inputs (1, 1): e = -1 both steps, d = c/2, c/4 */
+    const int y_in[2] = {1, 1};
+    seq2seq_ref(&m, src, 1, 1, 0, 2, 1, y_in, tok, o);
+    ck_assert_double_eq_tol(o[2], 1 + c / 2, 1e-12);
+    ck_assert_double_eq_tol(o[3], c - 1, 1e-12);
+    /* a source of two steps, batch of two: sentence 1 reads column 1 */
+    const int src2[4] = {0, 0, 0, 1}; /* (S, B): row s, column b */
+    seq2seq_ref(&m, src2, 2, 2, 1, 1, 1, NULL, tok, o);
+    ck_assert_double_eq_tol(o[1], tanh(2.0) - 1, 1e-12);
+    seq2seq_ref(&m, src2, 2, 2, 0, 1, 1, NULL, tok, o);
+    ck_assert_double_eq_tol(o[1], tanh(0.5) - 1, 1e-12);
+}
+END_TEST
+
+START_TEST(test_greedy_comparison)
+{
+    /* reference: tokens (2, 0, 1) with logits rows of V = 3 */
+    const int ref[3] = {2, 0, 1};
+    const double lg[9] = {0.1, 0.2, 0.9, 0.5, 0.49999, 0.1, 0.0, 1.0, 0.2};
+    int got[3] = {2, 0, 1}, step = -1;
+    float gl[3] = {0.9f, 0.5f, 1.0f};
+    char why[256];
+    ck_assert_int_eq(seq2seq_compare_greedy(got, gl, ref, lg, 3, 3, 1e-4, 1e-5,
+                                            &step, why, sizeof why),
+                     0);
+    ck_assert_int_eq(step, 3);
+    /* step 1 picks 1 (0.49999 vs 0.5): a near-tie, accepted; the rest is
+     * not compared (step 2 is wrong on purpose) */
+    got[1] = 1;
+    got[2] = 0;
+    ck_assert_int_eq(seq2seq_compare_greedy(got, gl, ref, lg, 3, 3, 1e-4, 1e-5,
+                                            &step, why, sizeof why),
+                     1);
+    ck_assert_int_eq(step, 1);
+    /* the same with a tolerance below the gap: wrong */
+    ck_assert_int_eq(seq2seq_compare_greedy(got, gl, ref, lg, 3, 3, 1e-6, 1e-5,
+                                            &step, why, sizeof why),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(why, "not a tie"));
+    /* right tokens, a wrong logit */
+    int ok[3] = {2, 0, 1};
+    float bad[3] = {0.9f, 0.5f, 1.01f};
+    ck_assert_int_eq(seq2seq_compare_greedy(ok, bad, ref, lg, 3, 3, 1e-4, 1e-5,
+                                            &step, why, sizeof why),
+                     -1);
+    ck_assert_int_eq(step, 2);
+    ck_assert_ptr_nonnull(strstr(why, "its logit"));
+    /* a token outside the vocabulary */
+    int out[3] = {2, 7, 1};
+    ck_assert_int_eq(seq2seq_compare_greedy(out, gl, ref, lg, 3, 3, 1e-4, 1e-5,
+                                            &step, why, sizeof why),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(why, "outside [0, 3)"));
+}
+END_TEST
+
+START_TEST(test_bonus_line)
+{
+    static const struct cl_case cs[] = {
+        {"right", CL_CASE_CORRECT, 50, {0}, 1, 0, CL_VS_DEFAULT},
+        {"fast", CL_CASE_SPEED, 25, {0}, 1, 0, CL_VS_DEFAULT},
+        {"slow", CL_CASE_SPEED, 25, {0}, 1, 0, CL_VS_DEFAULT},
+    };
+    static struct cl_lab lab = {.id = "95",
+                                .slug = "bonus",
+                                .title = "bonus",
+                                .todo = "TODO(x)",
+                                .baseline = "best cuDNN",
+                                .speed_target = 1.0,
+                                .speed_vs = CL_VS_BASELINE,
+                                .bonus_at = 1.5,
+                                .cases = cs,
+                                .ncases = 3};
+    memset(&g, 0, sizeof g);
+    g.lab = &lab;
+    g.n = 3;
+    for (int k = 0; k < 3; k++) {
+        g.r[k].index = k;
+        g.r[k].status = CL_ST_PASS;
+    }
+    g.r[1].timed = g.r[2].timed = 1;
+    g.r[1].t_ms = 1.0;
+    g.r[1].base_ms = 2.0; /* 2x: a bonus */
+    g.r[2].t_ms = 1.0;
+    g.r[2].base_ms = 1.2; /* 1.2x: full points, no bonus */
+    cl_score_grade(&g);
+    ck_assert_double_eq(g.score, 100.0);
+    int which[4];
+    ck_assert_int_eq(cl_bonus_cases(&g, which, 4), 1);
+    ck_assert_int_eq(which[0], 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cl_report_print(f, &g, 0, NULL);
+    fclose(f);
+    ck_assert_ptr_nonnull(
+        strstr(text, "bonus: 1.5x best cuDNN or better on fast (2.00x)"));
+    ck_assert_ptr_null(strstr(text, "slow (1.20x)"));
+    free(text);
+
+    /* no bonus while a case is wrong, and none for a lab without one */
+    g.r[0].status = CL_ST_WRONG;
+    cl_score_grade(&g);
+    ck_assert_int_eq(cl_bonus_cases(&g, which, 4), 0);
+    g.r[0].status = CL_ST_PASS;
+    lab.bonus_at = 0;
+    cl_score_grade(&g);
+    ck_assert_int_eq(cl_bonus_cases(&g, which, 4), 0);
+}
+END_TEST
+
 START_TEST(test_gpt2_sizes)
 {
     long long sizes[200];
@@ -679,6 +897,55 @@ static int cli(int argc, const char **argv)
         cli((int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_);                 \
     })
 
+/* Lab 6's data: the shipped model passes every check; a missing or
+ * damaged one is refused with exit 7 before any GPU is needed */
+START_TEST(test_lab6_data_checked)
+{
+    const struct cl_lab *lab = cl_lab_find("06", NULL);
+    char err[600], dir[] = "/tmp/cl-data-XXXXXX";
+    ck_assert_ptr_nonnull(lab->check_data);
+    unsetenv("CUDA_LABS_DATA");
+    ck_assert_msg(lab->check_data(err, sizeof err) == 0, "%s", err);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("CUDA_LABS_DATA", dir, 1);
+    ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot read"));
+    ck_assert_int_eq(CLI("06", "--lib", CL_BUILD_DIR "/student/06-seq2seq.so"),
+                     CL_EXIT_DATA);
+    /* the model cut short */
+    const char *real = "labs/06-seq2seq/data";
+    ck_assert_int_eq(sh("cp %s/*.vocab %s/test.tsv %s/ && head -c 100000 "
+                        "%s/model.safetensors > %s/model.safetensors",
+                        real, real, dir, real, dir),
+                     0);
+    ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "truncated") != NULL, "%s", err);
+    /* a header length field of garbage */
+    ck_assert_int_eq(sh("printf garbage! | dd of=%s/model.safetensors "
+                        "conv=notrunc 2>/dev/null",
+                        dir),
+                     0);
+    ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "does not fit") != NULL, "%s", err);
+    /* the whole model, but a vocabulary one word short */
+    ck_assert_int_eq(sh("cp %s/model.safetensors %s/ && head -n -1 "
+                        "%s/tgt.vocab > %s/v && mv %s/v %s/tgt.vocab",
+                        real, dir, real, dir, dir, dir),
+                     0);
+    ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "do not match the model") != NULL, "%s", err);
+    /* a test sentence with an unknown word */
+    ck_assert_int_eq(sh("cp %s/tgt.vocab %s/ && printf "
+                        "\"eleventy one\\tx\\n\" >> %s/test.tsv",
+                        real, dir, dir),
+                     0);
+    ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "unknown word") != NULL, "%s", err);
+    unsetenv("CUDA_LABS_DATA");
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 START_TEST(test_cli_usage_errors)
 {
     ck_assert_int_eq(CLI("no-such-lab"), CL_EXIT_USAGE);
@@ -793,13 +1060,13 @@ START_TEST(test_lab_specs_consistent)
 {
     for (const struct cl_lab *const *l = cl_labs; *l; l++) {
         const struct cl_lab *lab = *l;
-        int kinds[3] = {0, 0, 0}, profile_found = 0;
+        int kinds[4] = {0, 0, 0, 0}, profile_found = 0;
         double points = 0;
         for (int i = 0; i < lab->ncases; i++) {
             const struct cl_case *c = &lab->cases[i];
             kinds[c->kind]++;
             points += c->points;
-            if (c->kind == CL_CASE_BENCH)
+            if (c->kind == CL_CASE_BENCH || c->kind == CL_CASE_DEMO)
                 ck_assert_double_eq(c->points, 0.0);
             if (strcmp(c->name, lab->profile_case) == 0)
                 profile_found = 1;
@@ -843,6 +1110,12 @@ static Suite *grader_suite(void)
     tcase_add_test(core, test_sticky_error_restarts_worker);
     tcase_add_test(core, test_speed_only_after_correctness);
     tcase_add_test(core, test_speed_credit);
+    tcase_add_test(core, test_reference_gru_cell);
+    tcase_add_test(core, test_reference_gru_forward);
+    tcase_add_test(core, test_bonus_line);
+    tcase_add_test(core, test_reference_seq2seq);
+    tcase_add_test(core, test_greedy_comparison);
+    tcase_add_test(core, test_lab6_data_checked);
     tcase_add_test(core, test_status_names);
     tcase_add_test(core, test_reference_vector_add);
     tcase_add_test(core, test_reference_stencil);

@@ -1,0 +1,736 @@
+/*
+ * Lab 5 reference solution: GRU forward, float32.
+ *
+ * The ladder (GRU_KERNEL=N; the default is the fastest, 3):
+ *   1  one fused kernel per step and layer: a warp per (batch, unit) takes
+ *      the unit's six dot products straight from global memory, reduces
+ *      them with shuffles and applies the gates (no cuBLAS)
+ *   2  cuBLAS: the input projection of all T steps is one GEMM per layer;
+ *      each step is one GEMM for the recurrent part (B x 3H) and one fused
+ *      kernel for the gates
+ *   3  persistent: layer 0's input projection is one GEMM up front; then a
+ *      single cooperative kernel runs every step of every layer. Each block
+ *      owns 8 hidden units of one layer and keeps their rows of W_hh (and
+ *      of W_ih above layer 0) in shared memory for the whole sequence. The
+ *      layers advance as a wavefront: at global step s, layer l computes
+ *      time s - l, so T + L - 1 grid-wide barriers cover the whole stack.
+ *      Each step's inputs come from L2 by cp.async; a thread's sums cover
+ *      up to 6 batch rows, so each weight read from shared memory serves
+ *      six products
+ *
+ * Rung 3 hands some shapes to other code, each where it measured faster
+ * (docs/performance.md): a single step (T = 1, a decoder step) runs a
+ * block-per-unit kernel that reads each weight once; batches over 128 run
+ * rung 2, whose per-step GEMMs then fill the GPU better; and weights that do
+ * not fit on chip, or more than 8 layers, run rung 2 too. gru_cell (part A)
+ * is the block-per-unit kernel (rung 1's kernel with GRU_KERNEL=1).
+ *
+ *   make grade LAB=05 SOLUTION=1
+ *   GRU_KERNEL=2 make grade LAB=05 SOLUTION=1
+ */
+#include "gru.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* a failed library call is reported and the call gives up: the grader
+ * then sees unwritten output, never a half-finished one passed as right */
+#define GRU_TRY(expr, ok, name)                                                \
+    do {                                                                       \
+        if (!(ok = ((expr) == 0)))                                             \
+            fprintf(stderr, "gru: %s failed: %s (%s:%d)\n", name, #expr,       \
+                    __FILE__, __LINE__);                                       \
+    } while (0)
+
+// ----------------------------------------------------------------------------
+// the gate arithmetic, shared by every rung
+
+__device__ __forceinline__ float sigmoidf(float v)
+{
+    return 1.0f / (1.0f + expf(-v));
+}
+
+/* i*: input projections (biases included), h*: recurrent projections
+ * (b_hh included), h: the previous hidden state */
+__device__ __forceinline__ float
+gru_gates(float ir, float iz, float in, float hr, float hz, float hn, float h)
+{
+    float r = sigmoidf(ir + hr);
+    float z = sigmoidf(iz + hz);
+    float n = tanhf(in + r * hn);
+    return (1.0f - z) * n + z * h;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+// ----------------------------------------------------------------------------
+// rung 1 (and gru_cell): a warp per (batch, unit)
+
+__global__ void cell_kernel(const float *x, const float *h, float *out,
+                            float *out2, const float *w_ih, const float *w_hh,
+                            const float *b_ih, const float *b_hh, int B, int I,
+                            int H)
+{
+    long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (warp >= (long long)B * H)
+        return;
+    int b = (int)(warp / H), j = (int)(warp % H);
+    float gi[3] = {0, 0, 0}, gh[3] = {0, 0, 0};
+    for (int k = lane; k < I; k += 32) {
+        float v = x[(size_t)b * I + k];
+        for (int g = 0; g < 3; g++)
+            gi[g] += w_ih[((size_t)g * H + j) * I + k] * v;
+    }
+    for (int k = lane; k < H; k += 32) {
+        float v = h[(size_t)b * H + k];
+        for (int g = 0; g < 3; g++)
+            gh[g] += w_hh[((size_t)g * H + j) * H + k] * v;
+    }
+    for (int g = 0; g < 3; g++) {
+        gi[g] = warp_sum(gi[g]) + b_ih[g * H + j];
+        gh[g] = warp_sum(gh[g]) + b_hh[g * H + j];
+    }
+    if (lane == 0) {
+        float v = gru_gates(gi[0], gi[1], gi[2], gh[0], gh[1], gh[2],
+                            h[(size_t)b * H + j]);
+        out[(size_t)b * H + j] = v;
+        if (out2)
+            out2[(size_t)b * H + j] = v;
+    }
+}
+
+static void launch_cell(const float *x, const float *h, float *out, float *out2,
+                        const struct gru_weights *w, int B, int I, int H,
+                        cudaStream_t s)
+{
+    long long threads = (long long)B * H * 32;
+    unsigned blocks = (unsigned)((threads + 255) / 256);
+    cell_kernel<<<blocks, 256, 0, s>>>(x, h, out, out2, w->w_ih, w->w_hh,
+                                       w->b_ih, w->b_hh, B, I, H);
+}
+
+/* One step with few rows (a decoder step, gru_cell): a block per hidden
+ * unit, a warp per weight row (gates r, z, n of W_ih, then of W_hh). Each
+ * lane loads its share of the row into registers once, with every load in
+ * flight together, and reuses it for every batch row; lane sums meet in
+ * shared memory, where one thread per batch row applies the gates. With
+ * the L2 flushed, reading the weights is the whole cost, so they are read
+ * once and as wide as the memory system allows. */
+#define ROW_MAX 32 /* K <= 32 * ROW_MAX */
+
+__global__ void cell_rows_kernel(const float *x, const float *h, float *out,
+                                 float *out2, const float *w_ih,
+                                 const float *w_hh, const float *b_ih,
+                                 const float *b_hh, int B, int I, int H)
+{
+    extern __shared__ float sums[]; /* [6][B] */
+    int j = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int g = warp % 3, hidden = warp / 3, K = hidden ? H : I;
+    const float *row = hidden ? w_hh + ((size_t)g * H + j) * H
+                              : w_ih + ((size_t)g * H + j) * I;
+    const float *v = hidden ? h : x;
+    float w[ROW_MAX];
+#pragma unroll
+    for (int i = 0; i < ROW_MAX; i++) {
+        int k = lane + 32 * i;
+        w[i] = k < K ? __ldg(row + k) : 0.f;
+    }
+    for (int b = 0; b < B; b++) {
+        float acc = 0.f;
+#pragma unroll
+        for (int i = 0; i < ROW_MAX; i++) {
+            int k = lane + 32 * i;
+            if (32 * i < K && k < K)
+                acc = fmaf(w[i], v[(size_t)b * K + k], acc);
+        }
+        acc = warp_sum(acc);
+        if (lane == 0)
+            sums[warp * B + b] = acc + (hidden ? b_hh : b_ih)[g * H + j];
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < B; b += blockDim.x) {
+        float r = gru_gates(sums[0 * B + b], sums[1 * B + b], sums[2 * B + b],
+                            sums[3 * B + b], sums[4 * B + b], sums[5 * B + b],
+                            h[(size_t)b * H + j]);
+        out[(size_t)b * H + j] = r;
+        if (out2)
+            out2[(size_t)b * H + j] = r;
+    }
+}
+
+/* gru_cell's kernel: the row kernel where it fits, else rung 1's */
+static void launch_step(const float *x, const float *h, float *out, float *out2,
+                        const struct gru_weights *w, int B, int I, int H,
+                        cudaStream_t s)
+{
+    size_t smem = 6 * (size_t)B * sizeof(float);
+    if (I <= 32 * ROW_MAX && H <= 32 * ROW_MAX && smem <= 48 * 1024)
+        cell_rows_kernel<<<H, 192, smem, s>>>(x, h, out, out2, w->w_ih, w->w_hh,
+                                              w->b_ih, w->b_hh, B, I, H);
+    else
+        launch_cell(x, h, out, out2, w, B, I, H, s);
+}
+
+// ----------------------------------------------------------------------------
+// rung 2: cuBLAS GEMMs and a fused gate kernel
+
+__global__ void gates_kernel(const float *gi, const float *gh,
+                             const float *b_ih, const float *b_hh,
+                             const float *h, float *out, float *out2, int B,
+                             int H)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (long long)B * H)
+        return;
+    int b = (int)(i / H), j = (int)(i % H);
+    const float *a = gi + (size_t)b * 3 * H, *c = gh + (size_t)b * 3 * H;
+    float v =
+        gru_gates(a[j] + b_ih[j], a[H + j] + b_ih[H + j],
+                  a[2 * H + j] + b_ih[2 * H + j], c[j] + b_hh[j],
+                  c[H + j] + b_hh[H + j], c[2 * H + j] + b_hh[2 * H + j], h[i]);
+    out[i] = v;
+    if (out2)
+        out2[i] = v;
+}
+
+static cublasHandle_t blas_handle(void)
+{
+    static cublasHandle_t h;
+    int ok;
+    if (!h) {
+        GRU_TRY(cublasCreate(&h), ok, "cuBLAS");
+        if (!ok)
+            return NULL;
+        /* true FP32: no TF32 shortcut */
+        GRU_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), ok, "cuBLAS");
+    }
+    return h;
+}
+
+/* row-major C (M, N) = A (M, K) * W^T, W row-major (N, K): in cuBLAS's
+ * column-major terms C^T = W * A^T, with W^T the stored (K, N) matrix */
+static int gemm_nt(cublasHandle_t h, const float *A, const float *W, float *C,
+                   int M, int N, int K)
+{
+    const float one = 1.0f, zero = 0.0f;
+    int ok;
+    GRU_TRY(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, K, A, K,
+                        &zero, C, N),
+            ok, "cuBLAS");
+    return ok;
+}
+
+// ----------------------------------------------------------------------------
+// the workspace: the input projections, the recurrent projection of one
+// step, the outputs of the layers below the last, the barrier counter
+
+struct ws_layout {
+    float *g;      /* (T, B, 3H) */
+    float *gh;     /* (B, 3H) */
+    float *mid;    /* (L - 1, T, B, H) */
+    unsigned *bar; /* the grid barrier's counter */
+    size_t bytes;
+};
+
+static size_t round256(size_t n)
+{
+    return (n + 255) / 256 * 256;
+}
+
+static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
+{
+    struct ws_layout w;
+    char *p = (char *)base;
+    size_t g = round256((size_t)T * B * 3 * H * sizeof(float));
+    size_t gh = round256((size_t)B * 3 * H * sizeof(float));
+    size_t mid = round256((size_t)(L - 1) * T * B * H * sizeof(float));
+    w.g = (float *)p;
+    w.gh = (float *)(p + g);
+    w.mid = (float *)(p + g + gh);
+    w.bar = (unsigned *)(p + g + gh + mid);
+    w.bytes = g + gh + mid + 256;
+    return w;
+}
+
+extern "C" size_t gru_workspace_size(int T, int B, int I, int H, int L)
+{
+    (void)I;
+    return gru_layout(NULL, T, B, H, L).bytes;
+}
+
+/* the output of layer l: y for the last, the workspace below it */
+static float *layer_out(const struct ws_layout *w, float *y, int l, int T,
+                        int B, int H, int L)
+{
+    return l == L - 1 ? y : w->mid + (size_t)l * T * B * H;
+}
+
+static void forward_cells(const float *x, const float *h0, float *y, float *h_n,
+                          const struct gru_weights *layers, int T, int B, int I,
+                          int H, int L, const struct ws_layout *w,
+                          cudaStream_t s)
+{
+    for (int l = 0; l < L; l++) {
+        float *out = layer_out(w, y, l, T, B, H, L);
+        const float *in = l ? layer_out(w, y, l - 1, T, B, H, L) : x;
+        int In = l ? H : I;
+        for (int t = 0; t < T; t++)
+            launch_cell(in + (size_t)t * B * In,
+                        t ? out + (size_t)(t - 1) * B * H
+                          : h0 + (size_t)l * B * H,
+                        out + (size_t)t * B * H,
+                        t == T - 1 ? h_n + (size_t)l * B * H : NULL, &layers[l],
+                        B, In, H, s);
+    }
+}
+
+static int forward_blas(const float *x, const float *h0, float *y, float *h_n,
+                        const struct gru_weights *layers, int T, int B, int I,
+                        int H, int L, const struct ws_layout *w, cudaStream_t s)
+{
+    cublasHandle_t h = blas_handle();
+    int ok;
+    if (!h)
+        return 0;
+    GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
+    if (!ok)
+        return 0;
+    unsigned blocks = (unsigned)(((long long)B * H + 255) / 256);
+    for (int l = 0; l < L; l++) {
+        float *out = layer_out(w, y, l, T, B, H, L);
+        const float *in = l ? layer_out(w, y, l - 1, T, B, H, L) : x;
+        if (!gemm_nt(h, in, layers[l].w_ih, w->g, T * B, 3 * H, l ? H : I))
+            return 0;
+        for (int t = 0; t < T; t++) {
+            const float *hp =
+                t ? out + (size_t)(t - 1) * B * H : h0 + (size_t)l * B * H;
+            if (!gemm_nt(h, hp, layers[l].w_hh, w->gh, B, 3 * H, H))
+                return 0;
+            gates_kernel<<<blocks, 256, 0, s>>>(
+                w->g + (size_t)t * B * 3 * H, w->gh, layers[l].b_ih,
+                layers[l].b_hh, hp, out + (size_t)t * B * H,
+                t == T - 1 ? h_n + (size_t)l * B * H : NULL, B, H);
+        }
+    }
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// rung 3: one persistent kernel, weights in shared memory, a wavefront
+
+#define PK_U         8   /* hidden units per block */
+#define PK_THREADS   256 /* 8 warps */
+#define PK_LAYERS    8   /* most layers the kernel takes */
+#define PK_MAX_BATCH 128 /* larger batches run rung 2 */
+
+struct pk_args {
+    int T, B, H, L;
+    int Kp;               /* H rounded up to 128: rows padded with zeros */
+    int blocks_per_layer; /* ceil(H / PK_U) */
+    const float *g0;      /* (T, B, 3H): x * W_ih0^T, no bias */
+    const float *h0;      /* (L, B, H) */
+    float *y, *mid, *hn;
+    unsigned *bar;
+    int vec; /* 16-byte loads of hidden rows are safe */
+    const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
+    const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
+};
+
+/* every block arrives, then waits until all have: the counter only grows,
+ * so the target of step s is (s + 1) * blocks and no reset is needed
+ * within a launch */
+__device__ __forceinline__ void grid_barrier(unsigned *bar, unsigned target)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1u);
+        unsigned v;
+        do {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                         : "=r"(v)
+                         : "l"(bar)
+                         : "memory");
+        } while (v < target);
+    }
+    __syncthreads();
+}
+
+/* nb rows of H floats from global (written by other blocks this launch:
+ * read through L2, never a stale L1 line) into BC rows of Kp, zero-padded.
+ * Every load is issued before any is waited for: one round trip to L2 per
+ * step, not one per element a thread copies. Rows of 16-byte multiples go
+ * by cp.async (L2 only, straight into shared memory); the caller waits
+ * with cp_async_wait() and a __syncthreads(). */
+__device__ __forceinline__ void cp_async16(float *dst, const float *src,
+                                           int bytes)
+{
+#if __CUDA_ARCH__ >= 800
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+#else /* Turing: a plain load through L2 */
+    *(float4 *)dst =
+        bytes ? __ldcg((const float4 *)src) : make_float4(0.f, 0.f, 0.f, 0.f);
+#endif
+}
+
+/* close the group of copies issued so far */
+__device__ __forceinline__ void cp_async_commit(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* wait for every group */
+__device__ __forceinline__ void cp_async_wait(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
+
+template <int BC>
+__device__ void load_rows(float *dst, const float *src, int nb, int H, int Kp,
+                          int vec)
+{
+    if (vec) {
+        int q = Kp / 4;
+        for (int i = threadIdx.x; i < BC * q; i += PK_THREADS) {
+            int b = i / q, k = (i % q) * 4;
+            int ok = b < nb && k < H;
+            /* a zero-byte source fills the padding with zeros */
+            cp_async16(dst + b * Kp + k, ok ? src + (size_t)b * H + k : src,
+                       ok ? 16 : 0);
+        }
+    } else {
+        constexpr int PER = 8; /* loads in flight per thread */
+        for (int i0 = threadIdx.x; i0 < BC * Kp; i0 += PK_THREADS * PER) {
+            float v[PER];
+#pragma unroll
+            for (int u = 0; u < PER; u++) {
+                int i = i0 + u * PK_THREADS, b = i / Kp, k = i % Kp;
+                v[u] = i < BC * Kp && b < nb && k < H
+                           ? __ldcg(src + (size_t)b * H + k)
+                           : 0.f;
+            }
+#pragma unroll
+            for (int u = 0; u < PER; u++)
+                if (i0 + u * PK_THREADS < BC * Kp)
+                    dst[i0 + u * PK_THREADS] = v[u];
+        }
+    }
+}
+
+/* S[row][b] = W[row] . X[m][b] for the RW rows of this warp. Lanes split
+ * the reduction (KQ lanes, float4 steps) and the batch (32 / KQ groups of
+ * BT columns); each thread keeps RW x BT sums in registers */
+template <int RW, int KQ, int BT>
+__device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
+{
+    constexpr int BC = 32 / KQ * BT;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int kq = lane % KQ, bq = lane / KQ;
+    int row0 = warp * RW;
+    /* rows [0, 3U) multiply the hidden state, [3U, 6U) the layer's input */
+    const float *Xm = X + (row0 / (3 * PK_U)) * BC * Kp;
+    float acc[RW][BT];
+#pragma unroll
+    for (int r = 0; r < RW; r++)
+#pragma unroll
+        for (int c = 0; c < BT; c++)
+            acc[r][c] = 0.f;
+    for (int k = kq * 4; k < Kp; k += KQ * 4) {
+        float4 xv[BT];
+#pragma unroll
+        for (int c = 0; c < BT; c++)
+            xv[c] = *(const float4 *)(Xm + (bq * BT + c) * Kp + k);
+#pragma unroll
+        for (int r = 0; r < RW; r++) {
+            float4 w = *(const float4 *)(W + (row0 + r) * Kp + k);
+#pragma unroll
+            for (int c = 0; c < BT; c++) {
+                acc[r][c] = fmaf(w.x, xv[c].x, acc[r][c]);
+                acc[r][c] = fmaf(w.y, xv[c].y, acc[r][c]);
+                acc[r][c] = fmaf(w.z, xv[c].z, acc[r][c]);
+                acc[r][c] = fmaf(w.w, xv[c].w, acc[r][c]);
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < RW; r++)
+#pragma unroll
+        for (int c = 0; c < BT; c++) {
+#pragma unroll
+            for (int off = KQ / 2; off > 0; off >>= 1)
+                acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+            if (kq == 0)
+                S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
+        }
+}
+
+/* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
+ * batch of one, (8, 2) for chunks of 8 rows, (8, 6) for chunks of 24:
+ * more columns per thread reuse each weight loaded from shared memory
+ * more often, which is what limits the larger batches */
+template <int KQ, int BT>
+__global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
+{
+    constexpr int BC = 32 / KQ * BT;
+    constexpr int U = PK_U;
+    extern __shared__ float4 smem4[];
+    const int H = a.H, Kp = a.Kp, B = a.B, T = a.T, L = a.L;
+    const int l = blockIdx.x / a.blocks_per_layer;
+    const int j0 = (blockIdx.x % a.blocks_per_layer) * U;
+    const int nu = min(U, H - j0);
+    const int rows = (l > 0 ? 6 : 3) * U;
+    float *W = (float *)smem4;               /* rows x Kp, [m][g][u] */
+    float *X = W + (L > 1 ? 6 : 3) * U * Kp; /* 2 x BC x Kp: h, input */
+    float *S = X + 2 * BC * Kp;              /* 6U x BC: the products */
+    float *bias = S + 6 * U * BC;            /* [m][g][u]: b_hh, b_ih */
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    /* this block's rows of W_hh (and W_ih above layer 0), once */
+    for (int row = warp; row < rows; row += PK_THREADS / 32) {
+        int m = row / (3 * U), g = row / U % 3, u = row % U;
+        const float *src =
+            (m ? a.w_ih[l] : a.w_hh[l]) + (size_t)(g * H + j0 + u) * H;
+        for (int k = lane; k < Kp; k += 32)
+            W[row * Kp + k] = u < nu && k < H ? __ldg(src + k) : 0.f;
+    }
+    for (int i = threadIdx.x; i < 6 * U; i += PK_THREADS) {
+        int m = i / (3 * U), g = i / U % 3, u = i % U;
+        const float *src = m ? a.b_ih[l] : a.b_hh[l];
+        bias[i] = u < nu ? __ldg(src + g * H + j0 + u) : 0.f;
+    }
+    __syncthreads();
+
+    float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
+    const float *in = l > 0 ? a.mid + (size_t)(l - 1) * T * B * H : NULL;
+    for (int s = 0; s < T + L - 1; s++) {
+        int t = s - l;
+        if (t >= 0 && t < T) {
+            const float *hp =
+                t ? out + (size_t)(t - 1) * B * H : a.h0 + (size_t)l * B * H;
+            for (int b0 = 0; b0 < B; b0 += BC) {
+                int nb = min(BC, B - b0);
+                /* layer 0's input projection is known in advance: start
+                 * reading this thread's first gate inputs now, so their
+                 * latency hides behind the loads and the products */
+                float pre[3] = {0.f, 0.f, 0.f};
+                if (l == 0 && threadIdx.x < nu * nb) {
+                    int u = threadIdx.x % nu, b = threadIdx.x / nu;
+                    const float *g =
+                        a.g0 + ((size_t)t * B + b0 + b) * 3 * H + j0 + u;
+                    pre[0] = __ldg(g);
+                    pre[1] = __ldg(g + H);
+                    pre[2] = __ldg(g + 2 * H);
+                }
+                load_rows<BC>(X, hp + (size_t)b0 * H, nb, H, Kp, a.vec);
+                if (l > 0)
+                    load_rows<BC>(X + BC * Kp, in + ((size_t)t * B + b0) * H,
+                                  nb, H, Kp, a.vec);
+                cp_async_commit();
+                cp_async_wait();
+                __syncthreads();
+                if (l > 0)
+                    block_matvec<6 * U / 8, KQ, BT>(W, X, S, Kp);
+                else
+                    block_matvec<3 * U / 8, KQ, BT>(W, X, S, Kp);
+                __syncthreads();
+                for (int i = threadIdx.x; i < nu * nb; i += PK_THREADS) {
+                    int u = i % nu, b = i / nu, j = j0 + u;
+                    float hr = S[(0 * U + u) * BC + b] + bias[0 * U + u];
+                    float hz = S[(1 * U + u) * BC + b] + bias[1 * U + u];
+                    float hn = S[(2 * U + u) * BC + b] + bias[2 * U + u];
+                    float ir, iz, in_;
+                    if (l > 0) {
+                        ir = S[(3 * U + u) * BC + b];
+                        iz = S[(4 * U + u) * BC + b];
+                        in_ = S[(5 * U + u) * BC + b];
+                    } else if (i == (int)threadIdx.x) {
+                        ir = pre[0];
+                        iz = pre[1];
+                        in_ = pre[2];
+                    } else {
+                        const float *g =
+                            a.g0 + ((size_t)t * B + b0 + b) * 3 * H + j;
+                        ir = __ldg(g);
+                        iz = __ldg(g + H);
+                        in_ = __ldg(g + 2 * H);
+                    }
+                    ir += bias[3 * U + u];
+                    iz += bias[4 * U + u];
+                    in_ += bias[5 * U + u];
+                    float v = gru_gates(ir, iz, in_, hr, hz, hn, X[b * Kp + j]);
+                    out[((size_t)t * B + b0 + b) * H + j] = v;
+                    if (t == T - 1)
+                        a.hn[((size_t)l * B + b0 + b) * H + j] = v;
+                }
+                __syncthreads();
+            }
+        }
+        if (s < T + L - 2)
+            grid_barrier(a.bar, (unsigned)(s + 1) * gridDim.x);
+    }
+}
+
+static size_t pk_smem(int BC, int Kp, int L)
+{
+    return ((size_t)(L > 1 ? 6 : 3) * PK_U * Kp + 2 * BC * Kp + 6 * PK_U * BC +
+            6 * PK_U) *
+           sizeof(float);
+}
+
+/* launch the persistent kernel if it fits: returns 0 (nothing enqueued)
+ * when it does not, so the caller falls back */
+template <int KQ, int BT>
+static int launch_persistent(pk_args *a, cudaStream_t s)
+{
+    static int dev = -1, sms, optin;
+    int cur;
+    if (cudaGetDevice(&cur) != cudaSuccess)
+        return 0;
+    if (cur != dev) {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cur) !=
+                cudaSuccess ||
+            cudaDeviceGetAttribute(&optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   cur) != cudaSuccess ||
+            cudaFuncSetAttribute(persistent_kernel<KQ, BT>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 optin) != cudaSuccess)
+            return 0;
+        dev = cur;
+    }
+    size_t smem = pk_smem(32 / KQ * BT, a->Kp, a->L);
+    int grid = a->L * a->blocks_per_layer, per_sm = 0;
+    if (smem > (size_t)optin ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, persistent_kernel<KQ, BT>, PK_THREADS, smem) !=
+            cudaSuccess ||
+        grid > per_sm * sms)
+        return 0;
+    void *args[] = {a};
+    if (cudaMemsetAsync(a->bar, 0, sizeof(unsigned), s) != cudaSuccess ||
+        cudaLaunchCooperativeKernel((const void *)persistent_kernel<KQ, BT>,
+                                    grid, PK_THREADS, args, smem,
+                                    s) != cudaSuccess) {
+        /* not sticky: clear it, so the fallback's launches are judged on
+         * their own */
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
+static int forward_persistent(const float *x, const float *h0, float *y,
+                              float *h_n, const struct gru_weights *layers,
+                              int T, int B, int I, int H, int L,
+                              const struct ws_layout *w, cudaStream_t s)
+{
+    /* beyond 128 rows a step, each a small GEMM of its own, cuBLAS's
+     * per-step GEMMs (rung 2) keep more of the GPU busy than one block
+     * per 8 units does (see docs/performance.md) */
+    if (L > PK_LAYERS || B > PK_MAX_BATCH)
+        return 0;
+    pk_args a;
+    a.T = T;
+    a.B = B;
+    a.H = H;
+    a.L = L;
+    a.Kp = (H + 127) / 128 * 128;
+    a.blocks_per_layer = (H + PK_U - 1) / PK_U;
+    a.g0 = w->g;
+    a.h0 = h0;
+    a.y = y;
+    a.mid = w->mid;
+    a.hn = h_n;
+    a.bar = w->bar;
+    a.vec = H % 4 == 0 && ((uintptr_t)h0 % 16) == 0 &&
+            ((uintptr_t)y % 16) == 0 && ((uintptr_t)w->mid % 16) == 0;
+    for (int l = 0; l < L; l++) {
+        a.w_ih[l] = layers[l].w_ih;
+        a.w_hh[l] = layers[l].w_hh;
+        a.b_ih[l] = layers[l].b_ih;
+        a.b_hh[l] = layers[l].b_hh;
+    }
+    cublasHandle_t h = blas_handle();
+    int ok;
+    if (!h)
+        return 0;
+    GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
+    if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, T * B, 3 * H, I))
+        return 0;
+    if (B == 1)
+        return launch_persistent<32, 1>(&a, s);
+    if (B <= 8 || !launch_persistent<8, 6>(&a, s))
+        return launch_persistent<8, 2>(&a, s);
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// the entry points
+
+static int rung(void)
+{
+    static int kernel = 0;
+    if (!kernel) {
+        const char *e = getenv("GRU_KERNEL");
+        kernel = e ? atoi(e) : 3;
+        if (kernel < 1 || kernel > 3)
+            kernel = 3;
+    }
+    return kernel;
+}
+
+extern "C" void gru_cell(const float *x, const float *h, float *h_new,
+                         const struct gru_weights *w, int B, int I, int H,
+                         cudaStream_t stream)
+{
+    if (rung() == 1)
+        launch_cell(x, h, h_new, NULL, w, B, I, H, stream);
+    else
+        launch_step(x, h, h_new, NULL, w, B, I, H, stream);
+}
+
+extern "C" void gru_forward(const float *x, const float *h0, float *y,
+                            float *h_n, const struct gru_weights *layers, int T,
+                            int B, int I, int H, int L, void *workspace,
+                            size_t workspace_bytes, cudaStream_t stream)
+{
+    struct ws_layout w = gru_layout(workspace, T, B, H, L);
+    if (workspace_bytes < w.bytes) {
+        fprintf(stderr, "gru: workspace of %zu bytes, %zu needed\n",
+                workspace_bytes, w.bytes);
+        return;
+    }
+    int k = rung();
+    if (k == 3 && T == 1 && B <= 8) {
+        /* one step: nothing stays on chip, so no persistent kernel */
+        for (int l = 0; l < L; l++)
+            launch_step(l ? layer_out(&w, y, l - 1, T, B, H, L) : x,
+                        h0 + (size_t)l * B * H, layer_out(&w, y, l, T, B, H, L),
+                        h_n + (size_t)l * B * H, &layers[l], B, l ? H : I, H,
+                        stream);
+        return;
+    }
+    if (k == 3 &&
+        forward_persistent(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream))
+        return;
+    if (k >= 2 &&
+        forward_blas(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream))
+        return;
+    forward_cells(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream);
+}

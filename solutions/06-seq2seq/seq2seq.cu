@@ -1,0 +1,800 @@
+/*
+ * Lab 6 reference solution: greedy decoding with a GRU encoder-decoder.
+ *
+ * The ladder (SEQ2SEQ_KERNEL=N; the default is the fastest, 3):
+ *   1  the straightforward port: what a framework runs, minus the framework.
+ *      The encoder's input projection is one GEMM over all S steps; every
+ *      step is a cuBLAS GEMM for the hidden projection and a fused gate
+ *      kernel; every decoder step gathers and concatenates its input, runs
+ *      two GEMMs and the gates, concatenates [embedding; hidden; context],
+ *      runs the output GEMM and an argmax kernel. No host round trip: the
+ *      argmax writes the next step's input on the device
+ *   2  rung 1 captured once in a CUDA graph and replayed: the same kernels
+ *      without the launch overhead between them
+ *   3  restructured, in a CUDA graph:
+ *      - the context is constant over the decode, so its share of the
+ *        decoder's input projection (W_ih[:, E:] c + b_ih) and of the
+ *        output layer (W_out[:, E+H:] c + b_out) is computed once, as two
+ *        GEMMs before the loop: the per-step products shrink from E + H to
+ *        E columns and from E + 2H to E + H
+ *      - one kernel per step does the whole GRU: a block per hidden unit,
+ *        a warp per weight row, the embedding gathered inside
+ *      - the output layer and the argmax are one kernel for small batches:
+ *        each warp takes logits rows, each block keeps its best per
+ *        sentence and merges it with one 64-bit atomicMax (the value's
+ *        bits, ordered, above the inverted index: ties go to the lowest
+ *        index); the next step's GRU kernel reads the winner. Larger
+ *        batches run the output layer as a cuBLAS GEMM onto the context's
+ *        logits, then an argmax kernel
+ *
+ * seq2seq_forced runs the same code with the decoder's inputs given and
+ * every logit written (the cuBLAS output layer).
+ *
+ *   make grade LAB=06 SOLUTION=1
+ *   SEQ2SEQ_KERNEL=1 make grade LAB=06 SOLUTION=1
+ */
+#include "seq2seq.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a failed library call is reported and the call gives up: the grader
+ * then sees unwritten output */
+#define S2S_TRY(expr)                                                          \
+    do {                                                                       \
+        int rc_ = (int)(expr);                                                 \
+        if (rc_ != 0) {                                                        \
+            fprintf(stderr, "seq2seq: %s failed (%d) at %s:%d\n", #expr, rc_,  \
+                    __FILE__, __LINE__);                                       \
+            return 0;                                                          \
+        }                                                                      \
+    } while (0)
+
+// ----------------------------------------------------------------------------
+// the GRU's gates and small helpers
+
+__device__ __forceinline__ float sigmoidf(float v)
+{
+    return 1.0f / (1.0f + expf(-v));
+}
+
+__device__ __forceinline__ float
+gru_gates(float ir, float iz, float in, float hr, float hz, float hn, float h)
+{
+    float r = sigmoidf(ir + hr);
+    float z = sigmoidf(iz + hz);
+    float n = tanhf(in + r * hn);
+    return (1.0f - z) * n + z * h;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* a float's bits, reordered so that unsigned comparison is float order */
+__device__ __forceinline__ unsigned ordered(float f)
+{
+    unsigned u = __float_as_uint(f);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+
+__device__ __forceinline__ float unordered(unsigned u)
+{
+    return __uint_as_float(u & 0x80000000u ? u & 0x7fffffffu : ~u);
+}
+
+/* (value, index) as one 64-bit key: larger value first, then lower index */
+__device__ __forceinline__ unsigned long long argmax_key(float v, int i)
+{
+    return (unsigned long long)ordered(v) << 32 | (0xffffffffu - (unsigned)i);
+}
+
+__device__ __forceinline__ int key_index(unsigned long long k)
+{
+    return (int)(0xffffffffu - (unsigned)(k & 0xffffffffu));
+}
+
+// ----------------------------------------------------------------------------
+// small kernels of rung 1
+
+__global__ void gather_kernel(const float *table, const int *idx, float *out,
+                              long long n, int width, int ld, int col)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < n * width; i += stride) {
+        long long r = i / width;
+        out[r * ld + col + i % width] =
+            table[(long long)idx[r] * width + i % width];
+    }
+}
+
+/* out[:, col:col+width] = in (rows, width) */
+__global__ void copy_cols_kernel(const float *in, float *out, int rows,
+                                 int width, int ld, int col)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < (long long)rows * width; i += stride)
+        out[i / width * ld + col + i % width] = in[i];
+}
+
+/* h' from the two projections (biases not yet added) */
+__global__ void gates_kernel(const float *gi, const float *gh,
+                             const float *b_ih, const float *b_hh,
+                             const float *h, float *out, int B, int H)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (long long)B * H)
+        return;
+    int b = (int)(i / H), j = (int)(i % H);
+    const float *a = gi + (size_t)b * 3 * H, *c = gh + (size_t)b * 3 * H;
+    out[i] = gru_gates(
+        a[j] + (b_ih ? b_ih[j] : 0.f), a[H + j] + (b_ih ? b_ih[H + j] : 0.f),
+        a[2 * H + j] + (b_ih ? b_ih[2 * H + j] : 0.f), c[j] + b_hh[j],
+        c[H + j] + b_hh[H + j], c[2 * H + j] + b_hh[2 * H + j], h[i]);
+}
+
+/* every row of out (rows, n) = bias */
+__global__ void broadcast_kernel(const float *bias, float *out, int rows, int n)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < (long long)rows * n; i += stride)
+        out[i] = bias[i % n];
+}
+
+/* one block per row of x (rows, n): argmax (lowest index on ties) into
+ * tok[row], its value into val[row], and into next[row] */
+__global__ void argmax_kernel(const float *x, int n, int *tok, float *val,
+                              int *next)
+{
+    __shared__ unsigned long long best[256];
+    const float *row = x + (size_t)blockIdx.x * n;
+    unsigned long long k = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        unsigned long long c = argmax_key(row[i], i);
+        k = c > k ? c : k;
+    }
+    best[threadIdx.x] = k;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h && best[threadIdx.x + h] > best[threadIdx.x])
+            best[threadIdx.x] = best[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        int i = key_index(best[0]);
+        i = i >= 0 && i < n ? i : 0;
+        tok[blockIdx.x] = i;
+        val[blockIdx.x] = row[i];
+        if (next)
+            next[blockIdx.x] = i;
+    }
+}
+
+__global__ void fill_kernel(int *p, int v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] = v;
+}
+
+static unsigned blocks_for(long long n)
+{
+    long long b = (n + 255) / 256;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+// ----------------------------------------------------------------------------
+// rung 3's kernels
+
+/* One GRU step, a block per hidden unit j and a warp per weight row: warps
+ * 0-2 the input rows (gates r, z, n) over the first Kin columns of w_in
+ * (row stride ldw), warps 3-5 the hidden rows. The input of sentence b is
+ * table[idx[b]] (an embedding gathered here) or x[b]; gi_add (B, 3H) is
+ * added to the input projection (a precomputed part), b_in too when set.
+ * In greedy decoding the step's input token comes from the previous
+ * step's argmax keys; block 0 then also records that step's token and
+ * logit, and clears the keys the coming output layer will fill. */
+struct step_args {
+    int B, H, Kin, ldw;
+    const float *w_in, *table, *x, *gi_add, *b_in;
+    const int *idx; /* input tokens, or NULL */
+    const float *h, *w_hh, *b_hh;
+    float *h_out;
+    float *xd; /* if set: [embedding | h'] rows of width Kin + H */
+    int first; /* the token of step 0 (sos), when keys is NULL */
+    const unsigned long long *keys; /* the previous step's argmax, or NULL */
+    unsigned long long *clear;      /* keys to zero for this step */
+    int *tok_out;                   /* previous step's tokens (B), or NULL */
+    float *logit_out;               /* previous step's chosen logits */
+    int *tok_in;                    /* tokens of this step, for later use */
+};
+
+#define STEP_MAXB 16 /* sentences one step kernel takes, at most */
+
+__device__ __forceinline__ int step_token(const step_args &a, int b)
+{
+    if (a.idx)
+        return a.idx[b];
+    return a.keys ? key_index(a.keys[b]) : a.first;
+}
+
+template <int NK>
+__global__ void __launch_bounds__(192) step_kernel(step_args a)
+{
+    __shared__ float sums[6][STEP_MAXB];
+    int j = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int g = warp % 3, hidden = warp / 3, H = a.H, B = a.B;
+    if (j == 0 && a.keys && threadIdx.x < B) {
+        /* the previous step's argmax, decoded once for the record */
+        unsigned long long k = a.keys[threadIdx.x];
+        a.tok_out[threadIdx.x] = key_index(k);
+        a.logit_out[threadIdx.x] = unordered((unsigned)(k >> 32));
+    }
+    if (j == 0 && a.clear && threadIdx.x < B)
+        a.clear[threadIdx.x] = 0;
+    if (j == 0 && a.tok_in && threadIdx.x < B)
+        a.tok_in[threadIdx.x] = step_token(a, threadIdx.x);
+    int K = hidden ? H : a.Kin;
+    const float *row = hidden   ? a.w_hh + ((size_t)g * H + j) * H
+                       : a.w_in ? a.w_in + ((size_t)g * H + j) * a.ldw
+                                : NULL;
+    float w[NK];
+#pragma unroll
+    for (int i = 0; i < NK; i++) {
+        int k = lane + 32 * i;
+        w[i] = row && k < K ? __ldg(row + k) : 0.f;
+    }
+    for (int b = 0; b < B; b++) {
+        float acc = 0.f;
+        if (row) {
+            const float *v = hidden ? a.h + (size_t)b * H
+                             : a.idx || a.keys || !a.x
+                                 ? a.table + (size_t)step_token(a, b) * K
+                                 : a.x + (size_t)b * K;
+#pragma unroll
+            for (int i = 0; i < NK; i++) {
+                int k = lane + 32 * i;
+                if (k < K)
+                    acc = fmaf(w[i], __ldg(v + k), acc);
+            }
+            acc = warp_sum(acc);
+        }
+        if (lane == 0) {
+            float add =
+                hidden ? a.b_hh[g * H + j]
+                       : (a.gi_add ? a.gi_add[(size_t)b * 3 * H + g * H + j]
+                                   : 0.f) +
+                             (a.b_in ? a.b_in[g * H + j] : 0.f);
+            sums[warp][b] = acc + add;
+        }
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < B; b += blockDim.x) {
+        float v = gru_gates(sums[0][b], sums[1][b], sums[2][b], sums[3][b],
+                            sums[4][b], sums[5][b], a.h[(size_t)b * H + j]);
+        a.h_out[(size_t)b * H + j] = v;
+        if (a.xd)
+            a.xd[(size_t)b * (a.Kin + H) + a.Kin + j] = v;
+    }
+    /* the embedding half of [embedding | h'] for the output layer */
+    if (a.xd && a.table)
+        for (int e = j; e < a.Kin; e += gridDim.x)
+            for (int b = threadIdx.x; b < B; b += blockDim.x)
+                a.xd[(size_t)b * (a.Kin + H) + e] =
+                    a.table[(size_t)step_token(a, b) * a.Kin + e];
+}
+
+/* the output layer and the argmax for a few sentences: logits
+ * o[b][v] = W_out[v, :K] . xd[b] + clog[b][v]; each warp takes rows, each
+ * block merges its best per sentence into keys[b] */
+#define FC_MAXB 8
+
+template <int NK>
+__global__ void __launch_bounds__(256)
+    fc_argmax_kernel(const float *w, int ldw, int K, int V, const float *xd,
+                     const float *clog, int B, unsigned long long *keys)
+{
+    __shared__ float x[FC_MAXB][32 * NK];
+    __shared__ unsigned long long best[8][FC_MAXB];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int i = threadIdx.x; i < B * 32 * NK; i += blockDim.x) {
+        int b = i / (32 * NK), k = i % (32 * NK);
+        x[b][k] = k < K ? xd[(size_t)b * K + k] : 0.f;
+    }
+    __syncthreads();
+    unsigned long long mine[FC_MAXB];
+#pragma unroll
+    for (int b = 0; b < FC_MAXB; b++)
+        mine[b] = 0;
+    int rows_per_block = (V + gridDim.x - 1) / gridDim.x;
+    int v0 = blockIdx.x * rows_per_block;
+    int v1 = min(V, v0 + rows_per_block);
+    for (int v = v0 + warp; v < v1; v += 8) {
+        float wr[NK];
+#pragma unroll
+        for (int i = 0; i < NK; i++) {
+            int k = lane + 32 * i;
+            wr[i] = k < K ? __ldg(w + (size_t)v * ldw + k) : 0.f;
+        }
+#pragma unroll
+        for (int b = 0; b < FC_MAXB; b++) {
+            if (b < B) { /* B is uniform: no divergence */
+                float acc = 0.f;
+#pragma unroll
+                for (int i = 0; i < NK; i++)
+                    acc = fmaf(wr[i], x[b][lane + 32 * i], acc);
+                acc = warp_sum(acc) + clog[(size_t)b * V + v];
+                unsigned long long k = argmax_key(acc, v);
+                mine[b] = k > mine[b] ? k : mine[b];
+            }
+        }
+    }
+    if (lane == 0)
+#pragma unroll
+        for (int b = 0; b < FC_MAXB; b++)
+            best[warp][b] = mine[b];
+    __syncthreads();
+    if (threadIdx.x < B) {
+        unsigned long long k = 0;
+        for (int i = 0; i < 8; i++)
+            k = best[i][threadIdx.x] > k ? best[i][threadIdx.x] : k;
+        atomicMax(keys + threadIdx.x, k);
+    }
+}
+
+/* the argmax of full logits rows into keys (the cuBLAS output layer) */
+__global__ void keys_kernel(const float *x, int n, unsigned long long *keys)
+{
+    __shared__ unsigned long long best[256];
+    const float *row = x + (size_t)blockIdx.x * n;
+    unsigned long long k = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        unsigned long long c = argmax_key(row[i], i);
+        k = c > k ? c : k;
+    }
+    best[threadIdx.x] = k;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h && best[threadIdx.x + h] > best[threadIdx.x])
+            best[threadIdx.x] = best[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        keys[blockIdx.x] = best[0];
+}
+
+/* the last step's tokens and logits, from its keys */
+__global__ void finish_kernel(const unsigned long long *keys, int B, int *tok,
+                              float *logit)
+{
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < B) {
+        tok[b] = key_index(keys[b]);
+        logit[b] = unordered((unsigned)(keys[b] >> 32));
+    }
+}
+
+// ----------------------------------------------------------------------------
+// cuBLAS
+
+static cublasHandle_t blas_handle(void)
+{
+    static cublasHandle_t h;
+    if (!h) {
+        if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+            cublasSetMathMode(h, CUBLAS_DEFAULT_MATH) !=
+                CUBLAS_STATUS_SUCCESS) {
+            fprintf(stderr, "seq2seq: cuBLAS cannot start\n");
+            h = NULL;
+        }
+    }
+    return h;
+}
+
+/* row-major C (M, N) = A (M, K) * W^T (+ beta C), W row-major (N, >= K)
+ * with row stride ldw, A with row stride lda */
+static int gemm_nt(cublasHandle_t h, const float *A, int lda, const float *W,
+                   int ldw, float *C, int M, int N, int K, float beta)
+{
+    const float one = 1.0f;
+    return cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, ldw, A,
+                       lda, &beta, C, N) == CUBLAS_STATUS_SUCCESS;
+}
+
+// ----------------------------------------------------------------------------
+// the workspace
+
+struct ws {
+    float *g;      /* (S*B, 3H): encoder input projections */
+    float *xs;     /* (S*B, E): gathered source embeddings */
+    float *h[2];   /* (B, H) */
+    float *cgi;    /* (B, 3H): the context's input projection + b_ih */
+    float *clog;   /* (B, V): the context's logits + b_out */
+    float *gh;     /* (B, 3H) */
+    float *gi;     /* (B, 3H) */
+    float *xd;     /* (B, E + 2H): [embedding | hidden | context] */
+    float *d2;     /* (B, H): the decoder's second state buffer */
+    float *logits; /* (B, V) */
+    unsigned long long *keys[2]; /* (B) */
+    int *prev;                   /* (B) */
+    size_t bytes;
+};
+
+static size_t r256(size_t n)
+{
+    return (n + 255) / 256 * 256;
+}
+
+static struct ws s2s_layout(void *base, const struct seq2seq_model *m, int S,
+                            int B)
+{
+    struct ws w;
+    size_t e = (size_t)m->emb, h = (size_t)m->hid, v = (size_t)m->v_tgt;
+    size_t sb = (size_t)S * B, b = (size_t)B, f = sizeof(float);
+    struct {
+        void **at;
+        size_t bytes;
+    } slot[] = {
+        {(void **)&w.g, sb * 3 * h * f},
+        {(void **)&w.xs, sb * e * f},
+        {(void **)&w.h[0], b * h * f},
+        {(void **)&w.h[1], b * h * f},
+        {(void **)&w.cgi, b * 3 * h * f},
+        {(void **)&w.clog, b * v * f},
+        {(void **)&w.gh, b * 3 * h * f},
+        {(void **)&w.gi, b * 3 * h * f},
+        {(void **)&w.xd, b * (e + 2 * h) * f},
+        {(void **)&w.d2, b * h * f},
+        {(void **)&w.logits, b * v * f},
+        {(void **)&w.keys[0], b * 8},
+        {(void **)&w.keys[1], b * 8},
+        {(void **)&w.prev, b * sizeof(int)},
+    };
+    size_t at = 0;
+    for (size_t i = 0; i < sizeof slot / sizeof slot[0]; i++) {
+        *slot[i].at = (char *)base + at;
+        at += r256(slot[i].bytes);
+    }
+    w.bytes = at;
+    return w;
+}
+
+extern "C" size_t seq2seq_workspace_size(const struct seq2seq_model *m, int S,
+                                         int T, int B)
+{
+    (void)T;
+    return s2s_layout(NULL, m, S, B).bytes;
+}
+
+// ----------------------------------------------------------------------------
+// the encoder (both rungs): context into w->h[S % 2]... returned
+
+static int s2s_encode(const struct seq2seq_model *m, const int *src, int S,
+                      int B, int fused, const struct ws *w, float **ctx,
+                      cudaStream_t s)
+{
+    int E = m->emb, H = m->hid;
+    cublasHandle_t h = blas_handle();
+    if (!h)
+        return 0;
+    S2S_TRY(cublasSetStream(h, s));
+    gather_kernel<<<blocks_for((long long)S * B * E), 256, 0, s>>>(
+        m->enc_emb, src, w->xs, (long long)S * B, E, E, 0);
+    if (!gemm_nt(h, w->xs, E, m->enc.w_ih, E, w->g, S * B, 3 * H, E, 0.f))
+        return 0;
+    S2S_TRY(cudaMemsetAsync(w->h[0], 0, (size_t)B * H * sizeof(float), s));
+    for (int t = 0; t < S; t++) {
+        const float *hp = w->h[t & 1];
+        float *hn = w->h[(t + 1) & 1];
+        if (fused && B <= STEP_MAXB && H <= 32 * 16) {
+            step_args a;
+            memset(&a, 0, sizeof a);
+            a.B = B;
+            a.H = H;
+            a.gi_add = w->g + (size_t)t * B * 3 * H;
+            a.b_in = m->enc.b_ih;
+            a.h = hp;
+            a.w_hh = m->enc.w_hh;
+            a.b_hh = m->enc.b_hh;
+            a.h_out = hn;
+            step_kernel<16><<<H, 192, 0, s>>>(a);
+        } else {
+            if (!gemm_nt(h, hp, H, m->enc.w_hh, H, w->gh, B, 3 * H, H, 0.f))
+                return 0;
+            gates_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+                w->g + (size_t)t * B * 3 * H, w->gh, m->enc.b_ih, m->enc.b_hh,
+                hp, hn, B, H);
+        }
+    }
+    *ctx = w->h[S & 1];
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// rung 1: the straightforward decoder
+
+static int s2s_port(const struct seq2seq_model *m, const int *src, int S, int B,
+                    int T, int sos, const int *y_in, int *tokens, float *logits,
+                    float *out, const struct ws *w, cudaStream_t s)
+{
+    int E = m->emb, H = m->hid, V = m->v_tgt, X = E + 2 * H;
+    cublasHandle_t h = blas_handle();
+    float *ctx;
+    if (!s2s_encode(m, src, S, B, 0, w, &ctx, s))
+        return 0;
+    /* the decoder's state alternates between the encoder buffer that does
+     * not hold the context and a buffer of its own */
+    float *dbuf[2] = {ctx == w->h[0] ? w->h[1] : w->h[0], w->d2};
+    fill_kernel<<<(B + 255) / 256, 256, 0, s>>>(w->prev, sos, B);
+    const float *dp = ctx;
+    for (int t = 0; t < T; t++) {
+        float *dn = dbuf[t & 1];
+        const int *tok = y_in ? y_in + (size_t)t * B : w->prev;
+        /* xd = [embedding | context] for the GRU's input */
+        gather_kernel<<<blocks_for((long long)B * E), 256, 0, s>>>(
+            m->dec_emb, tok, w->xd, B, E, E + H, 0);
+        copy_cols_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+            ctx, w->xd, B, H, E + H, E);
+        if (!gemm_nt(h, w->xd, E + H, m->dec.w_ih, E + H, w->gi, B, 3 * H,
+                     E + H, 0.f) ||
+            !gemm_nt(h, dp, H, m->dec.w_hh, H, w->gh, B, 3 * H, H, 0.f))
+            return 0;
+        gates_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+            w->gi, w->gh, m->dec.b_ih, m->dec.b_hh, dp, dn, B, H);
+        /* xd = [embedding | hidden | context] for the output layer */
+        gather_kernel<<<blocks_for((long long)B * E), 256, 0, s>>>(
+            m->dec_emb, tok, w->xd, B, E, X, 0);
+        copy_cols_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+            dn, w->xd, B, H, X, E);
+        copy_cols_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+            ctx, w->xd, B, H, X, E + H);
+        float *o = out ? out + (size_t)t * B * V : w->logits;
+        broadcast_kernel<<<blocks_for((long long)B * V), 256, 0, s>>>(m->fc_b,
+                                                                      o, B, V);
+        if (!gemm_nt(h, w->xd, X, m->fc_w, X, o, B, V, X, 1.f))
+            return 0;
+        if (!out)
+            argmax_kernel<<<B, 256, 0, s>>>(o, V, tokens + (size_t)t * B,
+                                            logits + (size_t)t * B, w->prev);
+        dp = dn;
+    }
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// rung 3: constants once, a fused GRU step, a fused output layer
+
+static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
+                     int B, int T, int sos, const int *y_in, int *tokens,
+                     float *logits, float *out, const struct ws *w,
+                     cudaStream_t s)
+{
+    int E = m->emb, H = m->hid, V = m->v_tgt, X = E + 2 * H;
+    cublasHandle_t h = blas_handle();
+    float *ctx;
+    if (!s2s_encode(m, src, S, B, 1, w, &ctx, s))
+        return 0;
+    /* the context's shares: cgi = W_ih[:, E:] c + b_ih, clog = W_out[:,
+     * E+H:] c + b_out */
+    broadcast_kernel<<<blocks_for((long long)B * 3 * H), 256, 0, s>>>(
+        m->dec.b_ih, w->cgi, B, 3 * H);
+    broadcast_kernel<<<blocks_for((long long)B * V), 256, 0, s>>>(
+        m->fc_b, w->clog, B, V);
+    if (!gemm_nt(h, ctx, H, m->dec.w_ih + E, E + H, w->cgi, B, 3 * H, H, 1.f) ||
+        !gemm_nt(h, ctx, H, m->fc_w + E + H, X, w->clog, B, V, H, 1.f))
+        return 0;
+    float *dbuf[2] = {ctx == w->h[0] ? w->h[1] : w->h[0], w->d2};
+    int small = !out && B <= FC_MAXB && E + H <= 32 * 32;
+    const float *dp = ctx;
+    if (B > STEP_MAXB) {
+        /* many sentences: the GRU's products are GEMMs worth cuBLAS */
+        fill_kernel<<<(B + 255) / 256, 256, 0, s>>>(w->prev, sos, B);
+        for (int t = 0; t < T; t++) {
+            float *dn = dbuf[t & 1];
+            const int *tok = y_in ? y_in + (size_t)t * B : w->prev;
+            gather_kernel<<<blocks_for((long long)B * E), 256, 0, s>>>(
+                m->dec_emb, tok, w->xd, B, E, E + H, 0);
+            S2S_TRY(cudaMemcpyAsync(w->gi, w->cgi,
+                                    (size_t)B * 3 * H * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, s));
+            if (!gemm_nt(h, w->xd, E + H, m->dec.w_ih, E + H, w->gi, B, 3 * H,
+                         E, 1.f) ||
+                !gemm_nt(h, dp, H, m->dec.w_hh, H, w->gh, B, 3 * H, H, 0.f))
+                return 0;
+            gates_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+                w->gi, w->gh, NULL, m->dec.b_hh, dp, dn, B, H);
+            copy_cols_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
+                dn, w->xd, B, H, E + H, E);
+            float *o = out ? out + (size_t)t * B * V : w->logits;
+            S2S_TRY(cudaMemcpyAsync(o, w->clog, (size_t)B * V * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, s));
+            if (!gemm_nt(h, w->xd, E + H, m->fc_w, X, o, B, V, E + H, 1.f))
+                return 0;
+            if (!out)
+                argmax_kernel<<<B, 256, 0, s>>>(o, V, tokens + (size_t)t * B,
+                                                logits + (size_t)t * B,
+                                                w->prev);
+            dp = dn;
+        }
+        return 1;
+    }
+    for (int t = 0; t < T; t++) {
+        float *dn = dbuf[t & 1];
+        step_args a;
+        memset(&a, 0, sizeof a);
+        a.B = B;
+        a.H = H;
+        a.Kin = E;
+        a.ldw = E + H;
+        a.w_in = m->dec.w_ih;
+        a.table = m->dec_emb;
+        a.gi_add = w->cgi;
+        a.h = dp;
+        a.w_hh = m->dec.w_hh;
+        a.b_hh = m->dec.b_hh;
+        a.h_out = dn;
+        a.xd = w->xd; /* [embedding | hidden], E + H wide */
+        a.first = sos;
+        if (y_in)
+            a.idx = y_in + (size_t)t * B;
+        else if (t > 0) {
+            a.keys = w->keys[(t - 1) & 1];
+            a.tok_out = tokens + (size_t)(t - 1) * B;
+            a.logit_out = logits + (size_t)(t - 1) * B;
+        }
+        a.clear = out ? NULL : w->keys[t & 1];
+        step_kernel<16><<<H, 192, 0, s>>>(a);
+        if (small) {
+            int blocks = (V + 31) / 32;
+            fc_argmax_kernel<32><<<blocks, 256, 0, s>>>(
+                m->fc_w, X, E + H, V, w->xd, w->clog, B, w->keys[t & 1]);
+        } else {
+            float *o = out ? out + (size_t)t * B * V : w->logits;
+            S2S_TRY(cudaMemcpyAsync(o, w->clog, (size_t)B * V * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, s));
+            if (!gemm_nt(h, w->xd, E + H, m->fc_w, X, o, B, V, E + H, 1.f))
+                return 0;
+            if (!out)
+                keys_kernel<<<B, 256, 0, s>>>(o, V, w->keys[t & 1]);
+        }
+        dp = dn;
+    }
+    if (!out)
+        finish_kernel<<<(B + 255) / 256, 256, 0, s>>>(
+            w->keys[(T - 1) & 1], B, tokens + (size_t)(T - 1) * B,
+            logits + (size_t)(T - 1) * B);
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// CUDA graphs: one cached graph per call signature
+
+struct signature {
+    struct seq2seq_model m;
+    const int *src, *y_in;
+    int S, B, T, sos, rung;
+    int *tokens;
+    float *logits, *out;
+    void *ws;
+    cudaStream_t s;
+};
+
+/* rung 3's kernels keep a row of at most 512 weights per lane group */
+static int fusable(const struct seq2seq_model *m)
+{
+    return m->emb <= 512 && m->hid <= 512;
+}
+
+static int s2s_decode(const struct signature *k, const struct ws *w)
+{
+    if (k->rung == 1 || k->rung == 2 || !fusable(&k->m))
+        return s2s_port(&k->m, k->src, k->S, k->B, k->T, k->sos, k->y_in,
+                        k->tokens, k->logits, k->out, w, k->s);
+    return s2s_fused(&k->m, k->src, k->S, k->B, k->T, k->sos, k->y_in,
+                     k->tokens, k->logits, k->out, w, k->s);
+}
+
+/* replay the graph captured for this exact call, or capture it */
+static int s2s_graph(const struct signature *k, const struct ws *w)
+{
+    static struct signature have;
+    static cudaGraphExec_t exec;
+    if (!exec || memcmp(&have, k, sizeof *k) != 0) {
+        if (exec) {
+            cudaGraphExecDestroy(exec);
+            exec = NULL;
+        }
+        cudaGraph_t g = NULL;
+        S2S_TRY(cudaStreamBeginCapture(k->s, cudaStreamCaptureModeThreadLocal));
+        int ok = s2s_decode(k, w);
+        cudaError_t e = cudaStreamEndCapture(k->s, &g);
+        if (!ok || e != cudaSuccess) {
+            if (g)
+                cudaGraphDestroy(g);
+            fprintf(stderr, "seq2seq: graph capture failed: %s\n",
+                    cudaGetErrorString(e));
+            return 0;
+        }
+        e = cudaGraphInstantiate(&exec, g, 0);
+        cudaGraphDestroy(g);
+        if (e != cudaSuccess) {
+            exec = NULL;
+            return 0;
+        }
+        have = *k;
+    }
+    S2S_TRY(cudaGraphLaunch(exec, k->s));
+    return 1;
+}
+
+static int rung(void)
+{
+    static int kernel = 0;
+    if (!kernel) {
+        const char *e = getenv("SEQ2SEQ_KERNEL");
+        kernel = e ? atoi(e) : 3;
+        if (kernel < 1 || kernel > 3)
+            kernel = 3;
+    }
+    return kernel;
+}
+
+static void s2s_run(const struct seq2seq_model *m, const int *src, int S, int B,
+                    int T, int sos, const int *y_in, int *tokens, float *logits,
+                    float *out, void *workspace, size_t workspace_bytes,
+                    cudaStream_t s)
+{
+    struct ws w = s2s_layout(workspace, m, S, B);
+    if (workspace_bytes < w.bytes) {
+        fprintf(stderr, "seq2seq: workspace of %zu bytes, %zu needed\n",
+                workspace_bytes, w.bytes);
+        return;
+    }
+    struct signature k;
+    memset(&k, 0, sizeof k); /* padding too: the key is compared bytewise */
+    k.m = *m;
+    k.src = src;
+    k.y_in = y_in;
+    k.S = S;
+    k.B = B;
+    k.T = T;
+    k.sos = sos;
+    k.rung = rung();
+    k.tokens = tokens;
+    k.logits = logits;
+    k.out = out;
+    k.ws = workspace;
+    k.s = s;
+    if (k.rung == 1)
+        s2s_decode(&k, &w);
+    else
+        s2s_graph(&k, &w);
+}
+
+extern "C" void seq2seq_greedy(const struct seq2seq_model *m, const int *src,
+                               int S, int B, int T, int sos, int *tokens,
+                               float *logits, void *workspace,
+                               size_t workspace_bytes, cudaStream_t stream)
+{
+    s2s_run(m, src, S, B, T, sos, NULL, tokens, logits, NULL, workspace,
+            workspace_bytes, stream);
+}
+
+extern "C" void seq2seq_forced(const struct seq2seq_model *m, const int *src,
+                               int S, int B, int T, const int *y_in, float *out,
+                               void *workspace, size_t workspace_bytes,
+                               cudaStream_t stream)
+{
+    s2s_run(m, src, S, B, T, 0, y_in, NULL, NULL, out, workspace,
+            workspace_bytes, stream);
+}
