@@ -18,8 +18,8 @@ for csv in "$data"/lab*.csv; do
     [ -f "$csv" ] || continue
     lab=$(basename "$csv" .csv)
     caption=$(sed -n '1s/^# //p' "$csv" | cut -d, -f1,2)
-    unit=$(case $lab in lab03) echo "TFLOP/s";; *) echo "GB/s";; esac)
-    xunit=$(case $lab in lab03) echo "FLOPs per call";; *) echo "bytes per call";; esac)
+    unit=$(case $lab in lab03|lab05|lab06) echo "TFLOP/s";; *) echo "GB/s";; esac)
+    xunit=$(case $lab in lab03|lab05|lab06) echo "FLOPs per call";; *) echo "bytes per call";; esac)
     groups=$(awk -F, '!/^#/ && $1 != "lab" { split($3, p, ":"); print (length(p) > 1 ? p[1] : "all") }' "$csv" | sort -u)
     for grp in $groups; do
         out="$img/$lab.png"

@@ -196,6 +196,28 @@ static unsigned blocks_for(long long n)
 // ----------------------------------------------------------------------------
 // rung 3's kernels
 
+/* dst[i] = get(i) for i < n by the whole block, PER loads in flight per
+ * thread before any is stored: a loop that stores each value before the
+ * next load waits for L2 once per element */
+template <int PER, typename F>
+__device__ __forceinline__ void block_fill(float *dst, int n, F get)
+{
+    for (int i0 = threadIdx.x; i0 < n; i0 += blockDim.x * PER) {
+        float v[PER];
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            int i = i0 + u * blockDim.x;
+            v[u] = i < n ? get(i) : 0.f;
+        }
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            int i = i0 + u * blockDim.x;
+            if (i < n)
+                dst[i] = v[u];
+        }
+    }
+}
+
 /* One GRU step, a block per hidden unit j and a warp per weight row: warps
  * 0-2 the input rows (gates r, z, n) over the first Kin columns of w_in
  * (row stride ldw), warps 3-5 the hidden rows. The input of sentence b is
@@ -231,7 +253,7 @@ __device__ __forceinline__ int step_token(const step_args &a, int b)
 template <int NK>
 __global__ void __launch_bounds__(192) step_kernel(step_args a)
 {
-    __shared__ float sums[6][STEP_MAXB];
+    __shared__ float sums[6][STEP_MAXB], adds[6][STEP_MAXB];
     int j = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     int g = warp % 3, hidden = warp / 3, H = a.H, B = a.B;
     if (j == 0 && a.keys && threadIdx.x < B) {
@@ -254,34 +276,45 @@ __global__ void __launch_bounds__(192) step_kernel(step_args a)
         int k = lane + 32 * i;
         w[i] = row && k < K ? __ldg(row + k) : 0.f;
     }
+    /* every sentence's input and hidden rows into shared memory first,
+     * all loads in flight together: one trip to L2, not one per sentence */
+    extern __shared__ float stage[]; /* B x (Kin + H) */
+    int in = a.w_in ? a.Kin : 0, width = in + H;
+    block_fill<8>(stage, B * width, [&](int i) {
+        int b = i / width, k = i % width;
+        return k >= in ? a.h[(size_t)b * H + k - in]
+               : a.idx || a.keys || !a.x
+                   ? a.table[(size_t)step_token(a, b) * in + k]
+                   : a.x[(size_t)b * in + k];
+    });
+    /* what each row adds per sentence (bias, precomputed share), one load
+     * per lane */
+    for (int b = lane; b < B; b += 32)
+        adds[warp][b] =
+            hidden
+                ? a.b_hh[g * H + j]
+                : (a.gi_add ? a.gi_add[(size_t)b * 3 * H + g * H + j] : 0.f) +
+                      (a.b_in ? a.b_in[g * H + j] : 0.f);
+    __syncthreads();
     for (int b = 0; b < B; b++) {
         float acc = 0.f;
         if (row) {
-            const float *v = hidden ? a.h + (size_t)b * H
-                             : a.idx || a.keys || !a.x
-                                 ? a.table + (size_t)step_token(a, b) * K
-                                 : a.x + (size_t)b * K;
+            const float *v = stage + (size_t)b * width + (hidden ? in : 0);
 #pragma unroll
             for (int i = 0; i < NK; i++) {
                 int k = lane + 32 * i;
                 if (k < K)
-                    acc = fmaf(w[i], __ldg(v + k), acc);
+                    acc = fmaf(w[i], v[k], acc);
             }
             acc = warp_sum(acc);
         }
-        if (lane == 0) {
-            float add =
-                hidden ? a.b_hh[g * H + j]
-                       : (a.gi_add ? a.gi_add[(size_t)b * 3 * H + g * H + j]
-                                   : 0.f) +
-                             (a.b_in ? a.b_in[g * H + j] : 0.f);
-            sums[warp][b] = acc + add;
-        }
+        if (lane == 0)
+            sums[warp][b] = acc + adds[warp][b];
     }
     __syncthreads();
     for (int b = threadIdx.x; b < B; b += blockDim.x) {
         float v = gru_gates(sums[0][b], sums[1][b], sums[2][b], sums[3][b],
-                            sums[4][b], sums[5][b], a.h[(size_t)b * H + j]);
+                            sums[4][b], sums[5][b], stage[b * width + in + j]);
         a.h_out[(size_t)b * H + j] = v;
         if (a.xd)
             a.xd[(size_t)b * (a.Kin + H) + a.Kin + j] = v;
@@ -307,10 +340,10 @@ __global__ void __launch_bounds__(256)
     __shared__ float x[FC_MAXB][32 * NK];
     __shared__ unsigned long long best[8][FC_MAXB];
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int i = threadIdx.x; i < B * 32 * NK; i += blockDim.x) {
+    block_fill<8>(&x[0][0], B * 32 * NK, [&](int i) {
         int b = i / (32 * NK), k = i % (32 * NK);
-        x[b][k] = k < K ? xd[(size_t)b * K + k] : 0.f;
-    }
+        return k < K ? xd[(size_t)b * K + k] : 0.f;
+    });
     __syncthreads();
     unsigned long long mine[FC_MAXB];
 #pragma unroll
@@ -320,12 +353,17 @@ __global__ void __launch_bounds__(256)
     int v0 = blockIdx.x * rows_per_block;
     int v1 = min(V, v0 + rows_per_block);
     for (int v = v0 + warp; v < v1; v += 8) {
-        float wr[NK];
+        /* the row's weights and every sentence's context logit: all the
+         * loads in flight before the first product */
+        float wr[NK], cl[FC_MAXB];
 #pragma unroll
         for (int i = 0; i < NK; i++) {
             int k = lane + 32 * i;
             wr[i] = k < K ? __ldg(w + (size_t)v * ldw + k) : 0.f;
         }
+#pragma unroll
+        for (int b = 0; b < FC_MAXB; b++)
+            cl[b] = b < B ? clog[(size_t)b * V + v] : 0.f;
 #pragma unroll
         for (int b = 0; b < FC_MAXB; b++) {
             if (b < B) { /* B is uniform: no divergence */
@@ -333,7 +371,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int i = 0; i < NK; i++)
                     acc = fmaf(wr[i], x[b][lane + 32 * i], acc);
-                acc = warp_sum(acc) + clog[(size_t)b * V + v];
+                acc = warp_sum(acc) + cl[b];
                 unsigned long long k = argmax_key(acc, v);
                 mine[b] = k > mine[b] ? k : mine[b];
             }
@@ -382,6 +420,23 @@ __global__ void finish_kernel(const unsigned long long *keys, int B, int *tok,
         tok[b] = key_index(keys[b]);
         logit[b] = unordered((unsigned)(keys[b] >> 32));
     }
+}
+
+/* the step kernel's staging area: every sentence's input and hidden row */
+static size_t step_smem(const step_args *a)
+{
+    return (size_t)a->B * ((a->w_in ? a->Kin : 0) + a->H) * sizeof(float);
+}
+
+/* the largest staging area: STEP_MAXB rows of 512 + 512 floats */
+static int kernels_ready(void)
+{
+    static int done;
+    if (!done)
+        done = cudaFuncSetAttribute(
+                   step_kernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                   STEP_MAXB * 1024 * sizeof(float)) == cudaSuccess;
+    return done;
 }
 
 // ----------------------------------------------------------------------------
@@ -507,7 +562,7 @@ static int s2s_encode(const struct seq2seq_model *m, const int *src, int S,
             a.w_hh = m->enc.w_hh;
             a.b_hh = m->enc.b_hh;
             a.h_out = hn;
-            step_kernel<16><<<H, 192, 0, s>>>(a);
+            step_kernel<16><<<H, 192, step_smem(&a), s>>>(a);
         } else {
             if (!gemm_nt(h, hp, H, m->enc.w_hh, H, w->gh, B, 3 * H, H, 0.f))
                 return 0;
@@ -653,7 +708,7 @@ static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
             a.logit_out = logits + (size_t)(t - 1) * B;
         }
         a.clear = out ? NULL : w->keys[t & 1];
-        step_kernel<16><<<H, 192, 0, s>>>(a);
+        step_kernel<16><<<H, 192, step_smem(&a), s>>>(a);
         if (small) {
             int blocks = (V + 31) / 32;
             fc_argmax_kernel<32><<<blocks, 256, 0, s>>>(
@@ -715,6 +770,10 @@ static int s2s_graph(const struct signature *k, const struct ws *w)
             exec = NULL;
         }
         cudaGraph_t g = NULL;
+        /* the cuBLAS handle allocates memory when created: not while
+         * capturing */
+        if (!blas_handle() || !kernels_ready())
+            return 0;
         S2S_TRY(cudaStreamBeginCapture(k->s, cudaStreamCaptureModeThreadLocal));
         int ok = s2s_decode(k, w);
         cudaError_t e = cudaStreamEndCapture(k->s, &g);
@@ -775,9 +834,10 @@ static void s2s_run(const struct seq2seq_model *m, const int *src, int S, int B,
     k.out = out;
     k.ws = workspace;
     k.s = s;
-    if (k.rung == 1)
-        s2s_decode(&k, &w);
-    else
+    if (k.rung == 1) {
+        if (kernels_ready())
+            s2s_decode(&k, &w);
+    } else
         s2s_graph(&k, &w);
 }
 
