@@ -927,6 +927,15 @@ START_TEST(test_lab6_data_checked)
                      0);
     ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
     ck_assert_msg(strstr(err, "does not fit") != NULL, "%s", err);
+    /* a tensor renamed (one missing, one unexpected) */
+    ck_assert_int_eq(sh("cp %s/model.safetensors %s/ && sed -i "
+                        "s/fc_out.bias/fc_out.bia5/ %s/model.safetensors",
+                        real, dir, dir),
+                     0);
+    ck_assert_int_eq(lab->check_data(err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "unexpected tensor 'decoder.fc_out.bia5'") !=
+                      NULL,
+                  "%s", err);
     /* the whole model, but a vocabulary one word short */
     ck_assert_int_eq(sh("cp %s/model.safetensors %s/ && head -n -1 "
                         "%s/tgt.vocab > %s/v && mv %s/v %s/tgt.vocab",

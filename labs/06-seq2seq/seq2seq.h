@@ -82,8 +82,13 @@ void seq2seq_greedy(const struct seq2seq_model *m, const int *src, int S, int B,
  * checking every logit. y_in[0] is the first input (sos), y_in[t] the input
  * of step t; writes all logits.
  *
+ * @param m       the model (host struct, device pointers)
+ * @param src     (S, B) source token ids, time-major, in [0, v_src)
+ * @param S, B, T source length, batch, steps (>= 1)
  * @param y_in    (T, B) decoder input tokens, in [0, v_tgt)
  * @param out     (T, B, v_tgt) out: o_t for every step and sentence
+ * @param workspace, workspace_bytes  as seq2seq_workspace_size
+ * @param stream  enqueue all work on this stream
  */
 void seq2seq_forced(const struct seq2seq_model *m, const int *src, int S, int B,
                     int T, const int *y_in, float *out, void *workspace,

@@ -151,13 +151,11 @@ __global__ void broadcast_kernel(const float *bias, float *out, int rows, int n)
         out[i] = bias[i % n];
 }
 
-/* one block per row of x (rows, n): argmax (lowest index on ties) into
- * tok[row], its value into val[row], and into next[row] */
-__global__ void argmax_kernel(const float *x, int n, int *tok, float *val,
-                              int *next)
+/* the argmax key of one row of n values, by a block of 256 threads (the
+ * result is in thread 0) */
+__device__ unsigned long long row_argmax(const float *row, int n)
 {
     __shared__ unsigned long long best[256];
-    const float *row = x + (size_t)blockIdx.x * n;
     unsigned long long k = 0;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         unsigned long long c = argmax_key(row[i], i);
@@ -170,8 +168,18 @@ __global__ void argmax_kernel(const float *x, int n, int *tok, float *val,
             best[threadIdx.x] = best[threadIdx.x + h];
         __syncthreads();
     }
+    return best[0];
+}
+
+/* one block per row of x (rows, n): argmax (lowest index on ties) into
+ * tok[row], its value into val[row], and into next[row] */
+__global__ void argmax_kernel(const float *x, int n, int *tok, float *val,
+                              int *next)
+{
+    const float *row = x + (size_t)blockIdx.x * n;
+    unsigned long long best = row_argmax(row, n);
     if (threadIdx.x == 0) {
-        int i = key_index(best[0]);
+        int i = key_index(best);
         i = i >= 0 && i < n ? i : 0;
         tok[blockIdx.x] = i;
         val[blockIdx.x] = row[i];
@@ -393,22 +401,9 @@ __global__ void __launch_bounds__(256)
 /* the argmax of full logits rows into keys (the cuBLAS output layer) */
 __global__ void keys_kernel(const float *x, int n, unsigned long long *keys)
 {
-    __shared__ unsigned long long best[256];
-    const float *row = x + (size_t)blockIdx.x * n;
-    unsigned long long k = 0;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        unsigned long long c = argmax_key(row[i], i);
-        k = c > k ? c : k;
-    }
-    best[threadIdx.x] = k;
-    __syncthreads();
-    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
-        if (threadIdx.x < h && best[threadIdx.x + h] > best[threadIdx.x])
-            best[threadIdx.x] = best[threadIdx.x + h];
-        __syncthreads();
-    }
+    unsigned long long best = row_argmax(x + (size_t)blockIdx.x * n, n);
     if (threadIdx.x == 0)
-        keys[blockIdx.x] = best[0];
+        keys[blockIdx.x] = best;
 }
 
 /* the last step's tokens and logits, from its keys */
