@@ -488,6 +488,14 @@ START_TEST(test_lab5_reset_early)
 }
 END_TEST
 
+START_TEST(test_lab5_half_precision)
+{
+    /* FP32 is required: operands rounded to half fail everywhere */
+    expect_caught("05", FIXTURE5("half"), CL_ST_WRONG);
+    ck_assert_int_eq(result("t32-b8-l2-h512")->status, CL_ST_WRONG);
+}
+END_TEST
+
 START_TEST(test_lab5_cudnn_rejected)
 {
     ck_assert_int_eq(grade_lab("05", FIXTURE5("cudnn"), NULL, 0),
@@ -643,6 +651,7 @@ int main(void)
         {test_lab5_skeleton, 0},
         {test_lab5_swap_gates, 1},
         {test_lab5_reset_early, 1},
+        {test_lab5_half_precision, 1},
         {test_lab5_cudnn_rejected, 1},
         {test_lab5_unfused_scores_partly, 1},
         {test_lab6_solution, 0},
