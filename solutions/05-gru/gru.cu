@@ -14,9 +14,10 @@
  *      of W_ih above layer 0) in shared memory for the whole sequence. The
  *      layers advance as a wavefront: at global step s, layer l computes
  *      time s - l, so T + L - 1 grid-wide barriers cover the whole stack.
- *      Each step's inputs come from L2 by cp.async; a thread's sums cover
- *      up to 6 batch rows, so each weight read from shared memory serves
- *      six products
+ *      Each step's inputs come from L2 by cp.async, 32 batch rows at a
+ *      time; a thread's sums cover 8 of them, so each weight read from
+ *      shared memory serves eight products, and the products are stored
+ *      over the input rows they came from, so that 32 rows fit on chip
  *
  * Rung 3 hands some shapes to other code, each where it measured faster
  * (docs/performance.md): a single step (T = 1, a decoder step) runs a
@@ -471,17 +472,24 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
 #pragma unroll
     for (int r = 0; r < RW; r++)
 #pragma unroll
-        for (int c = 0; c < BT; c++) {
+        for (int c = 0; c < BT; c++)
 #pragma unroll
             for (int off = KQ / 2; off > 0; off >>= 1)
                 acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
-            if (kq == 0)
+    /* S lives where the layer's input rows were: every warp must be done
+     * reading them first */
+    __syncthreads();
+    if (kq == 0)
+#pragma unroll
+        for (int r = 0; r < RW; r++)
+#pragma unroll
+            for (int c = 0; c < BT; c++)
                 S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
-        }
 }
 
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
- * batch of one, (8, 2) for chunks of 8 rows, (8, 6) for chunks of 24:
+ * batch of one, (8, 2) for chunks of 8 rows, (8, 8) for chunks of 32 ((8, 6)
+ * where shared memory is smaller):
  * more columns per thread reuse each weight loaded from shared memory
  * more often, which is what limits the larger batches */
 template <int KQ, int BT>
@@ -497,8 +505,10 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
     const int rows = (l > 0 ? 6 : 3) * U;
     float *W = (float *)smem4;               /* rows x Kp, [m][g][u] */
     float *X = W + (L > 1 ? 6 : 3) * U * Kp; /* 2 x BC x Kp: h, input */
-    float *S = X + 2 * BC * Kp;              /* 6U x BC: the products */
-    float *bias = S + 6 * U * BC;            /* [m][g][u]: b_hh, b_ih */
+    /* the products, 6U x BC, over the input rows once they are used (the
+     * gates still need the hidden rows) */
+    float *S = X + BC * Kp;
+    float *bias = X + 2 * BC * Kp; /* [m][g][u]: b_hh, b_ih */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
     /* this block's rows of W_hh (and W_ih above layer 0), once */
@@ -588,8 +598,7 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
 
 static size_t pk_smem(int BC, int Kp, int L)
 {
-    return ((size_t)(L > 1 ? 6 : 3) * PK_U * Kp + 2 * BC * Kp + 6 * PK_U * BC +
-            6 * PK_U) *
+    return ((size_t)(L > 1 ? 6 : 3) * PK_U * Kp + 2 * BC * Kp + 6 * PK_U) *
            sizeof(float);
 }
 
@@ -675,9 +684,10 @@ static int forward_persistent(const float *x, const float *h0, float *y,
         return 0;
     if (B == 1)
         return launch_persistent<32, 1>(&a, s);
-    if (B <= 8 || !launch_persistent<8, 6>(&a, s))
+    if (B <= 8)
         return launch_persistent<8, 2>(&a, s);
-    return 1;
+    return launch_persistent<8, 8>(&a, s) || launch_persistent<8, 6>(&a, s) ||
+           launch_persistent<8, 2>(&a, s);
 }
 
 // ----------------------------------------------------------------------------
