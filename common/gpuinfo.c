@@ -89,6 +89,16 @@ void cl_default_cache_dir(char *buf, size_t len)
         snprintf(buf, len, "/tmp/cuda-labs-cache");
 }
 
+/* a number with all 17 significant digits: cJSON's own printing may drop
+ * the last bit (it keeps 15 digits when they read back within an epsilon),
+ * and a cached peak must read back exactly as measured */
+static void add_exact(cJSON *o, const char *key, double v)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    cJSON_AddRawToObject(o, key, buf);
+}
+
 int cl_peaks_save(const struct cl_gpu_info *g, const char *path)
 {
     cJSON *o = cJSON_CreateObject();
@@ -98,8 +108,8 @@ int cl_peaks_save(const struct cl_gpu_info *g, const char *path)
     cJSON_AddStringToObject(o, "gpu", g->name);
     cJSON_AddStringToObject(o, "uuid", g->uuid);
     cJSON_AddNumberToObject(o, "driver", g->driver);
-    cJSON_AddNumberToObject(o, "memcpy_gbps", g->memcpy_gbps);
-    cJSON_AddNumberToObject(o, "sgemm_tflops", g->sgemm_tflops);
+    add_exact(o, "memcpy_gbps", g->memcpy_gbps);
+    add_exact(o, "sgemm_tflops", g->sgemm_tflops);
     cJSON_AddStringToObject(o, "measured", date);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);

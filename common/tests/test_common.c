@@ -358,6 +358,15 @@ START_TEST(test_peaks_cache_round_trip)
     ck_assert_double_eq(h.sgemm_tflops, 51.2);
     ck_assert_int_eq(h.calibrated, 1);
 
+    /* exactly, to the last bit: 0.1 + 0.2 is one ulp above 0.3, which a
+     * 15-digit print would lose */
+    g.memcpy_gbps = 0.1 + 0.2;
+    g.sgemm_tflops = 4192.9912345678912;
+    ck_assert_int_eq(cl_peaks_save(&g, path), 0);
+    ck_assert_int_eq(cl_peaks_load(&h, path), 0);
+    ck_assert(h.memcpy_gbps == 0.1 + 0.2);
+    ck_assert(h.sgemm_tflops == 4192.9912345678912);
+
     /* another GPU, or a new driver, must measure again */
     struct cl_gpu_info other = h;
     other.calibrated = 0;
