@@ -156,3 +156,11 @@ int cl_time_case(const struct cl_ctx *ctx, struct cl_timed *items, int n,
     r->ceil_ms = n > 2 ? items[2].ms.median : 0;
     return 0;
 }
+
+int cl_spread_indices(int count, int max, int *out)
+{
+    int n = count < max ? count : max;
+    for (int i = 0; i < n; i++)
+        out[i] = n == 1 ? 0 : (int)((long long)i * (count - 1) / (n - 1));
+    return n;
+}

@@ -71,6 +71,14 @@ int cl_check_output(const float *d_out, const double *ref, size_t n,
                     struct cl_result *r);
 
 /**
+ * The indices a lab checks against its CPU reference: all @p count of them
+ * when there are at most @p max, else @p max spread evenly from the first
+ * to the last. Writes them into @p out (room for the smaller of the two)
+ * and returns how many.
+ */
+int cl_spread_indices(int count, int max, int *out);
+
+/**
  * Time @p n items (student first, then the baseline, then optionally the
  * ceiling) with the default options and store the medians in @p r. Returns
  * 1 (with @p r filled) when the student's code failed under repetition.

@@ -229,16 +229,6 @@ static int model_guards(struct model *m, cudaStream_t s, struct cl_result *r)
 // ----------------------------------------------------------------------------
 // checking: the rows compared with the CPU, tolerance
 
-/* every row of a small batch, 8 spread evenly (first and last among them)
- * of a large one */
-static int rows_checked(int B, int *rows)
-{
-    int n = B < MAX_ROWS ? B : MAX_ROWS;
-    for (int i = 0; i < n; i++)
-        rows[i] = n == 1 ? 0 : (int)((long)i * (B - 1) / (n - 1));
-    return n;
-}
-
 /* FP32 rounding through T steps and L layers grows roughly as the square
  * root of the step count; half precision (2^-11) or TF32 (2^-11 on every
  * product) is off by far more */
@@ -311,7 +301,7 @@ static void run_cell(struct state *st, const struct cl_ctx *ctx,
         model_guards(&m, s, r))
         goto done;
 
-    int rows[MAX_ROWS], nrows = rows_checked(B, rows);
+    int rows[MAX_ROWS], nrows = cl_spread_indices(B, MAX_ROWS, rows);
     double *ref = cl_xmalloc((size_t)nrows * H * sizeof *ref);
     double *xd = cl_xmalloc((size_t)I * sizeof *xd);
     double *hd = cl_xmalloc((size_t)H * sizeof *hd);
@@ -374,7 +364,7 @@ static void fwd_ref_create(struct fwd_ref *f, const float *hx, const float *hh0,
                            const struct model *m, int T, int B, int I, int H,
                            int L)
 {
-    f->nrows = rows_checked(B, f->rows);
+    f->nrows = cl_spread_indices(B, MAX_ROWS, f->rows);
     f->y = cl_xmalloc((size_t)f->nrows * T * H * sizeof *f->y);
     f->hn = cl_xmalloc((size_t)f->nrows * L * H * sizeof *f->hn);
     for (int i = 0; i < f->nrows; i++)

@@ -135,17 +135,10 @@ static struct cl_tolerance tolerance(int K)
 }
 
 /* the rows checked against the CPU: all of them, or 33 spread evenly */
-static int rows_checked(long M, long N, long K, long *rows)
+static int rows_checked(long M, long N, long K, int *rows)
 {
-    if (M * N * K <= (1L << 27)) {
-        for (long i = 0; i < M; i++)
-            rows[i] = i;
-        return (int)M;
-    }
-    int n = 33;
-    for (int i = 0; i < n; i++)
-        rows[i] = (long)i * (M - 1) / (n - 1);
-    return n;
+    return cl_spread_indices((int)M, M * N * K <= (1L << 27) ? (int)M : 33,
+                             rows);
 }
 
 static int check_result(const struct call *c, const float *hA, const float *hB,
@@ -153,7 +146,7 @@ static int check_result(const struct call *c, const float *hA, const float *hB,
 {
     size_t total = (size_t)c->M * c->N;
     float *got = cl_xmalloc(total * sizeof *got);
-    long *rows = cl_xmalloc((size_t)(c->M > 33 ? c->M : 33) * sizeof *rows);
+    int *rows = cl_xmalloc((size_t)(c->M > 33 ? c->M : 33) * sizeof *rows);
     double *ref = cl_xmalloc((size_t)c->N * sizeof *ref);
     CUDA_CHECK(
         cudaMemcpy(got, d_C, total * sizeof *got, cudaMemcpyDeviceToHost));
@@ -172,11 +165,11 @@ static int check_result(const struct call *c, const float *hA, const float *hB,
     for (int i = 0; i < n && !bad; i++) {
         matmul_ref(hA, hB, ref, rows[i], 1, c->N, c->K);
         struct cl_compare cmp;
-        cl_compare_f32(got + rows[i] * c->N, ref, NULL, (size_t)c->N, &tol,
-                       &cmp);
+        cl_compare_f32(got + (size_t)rows[i] * c->N, ref, NULL, (size_t)c->N,
+                       &tol, &cmp);
         if (!cmp.pass) {
             char where[96];
-            snprintf(where, sizeof where, "%s row %ld (column index)", what,
+            snprintf(where, sizeof where, "%s row %d (column index)", what,
                      rows[i]);
             bad = cl_verdict(&cmp, where, r);
         }

@@ -742,16 +742,6 @@ static struct cl_tolerance tolerance(int S, int T)
     return t;
 }
 
-/* sentences compared with the CPU: all of a small batch, MAX_ROWS spread
- * over a large one */
-static int rows_checked(int B, int *rows)
-{
-    int n = B < MAX_ROWS ? B : MAX_ROWS;
-    for (int i = 0; i < n; i++)
-        rows[i] = n == 1 ? 0 : (int)((long)i * (B - 1) / (n - 1));
-    return n;
-}
-
 /* random source tokens (S, B) in [0, V) and decoder inputs (T, B) */
 static int *random_tokens(size_t n, int V, const struct cl_ctx *ctx,
                           uint64_t stream, int first)
@@ -799,7 +789,7 @@ static int check_greedy(const struct seq2seq_model *host, const int *hsrc,
         bad = 1;
     }
     struct cl_tolerance tol = tolerance(S, T);
-    int rows[MAX_ROWS], n = rows_checked(B, rows), ties = 0;
+    int rows[MAX_ROWS], n = cl_spread_indices(B, MAX_ROWS, rows), ties = 0;
     int *ref = cl_xmalloc((size_t)T * sizeof *ref);
     int *got = cl_xmalloc((size_t)T * sizeof *got);
     float *got_l = cl_xmalloc((size_t)T * sizeof *got_l);
@@ -885,7 +875,7 @@ static void run_random(struct state *st, const struct cl_ctx *ctx,
         float *got = cl_xmalloc((size_t)T * B * V * sizeof *got);
         CUDA_CHECK(cudaMemcpy(got, dout.ptr, (size_t)T * B * V * sizeof *got,
                               cudaMemcpyDeviceToHost));
-        int rows[MAX_ROWS], n = rows_checked(B, rows), bad = 0;
+        int rows[MAX_ROWS], n = cl_spread_indices(B, MAX_ROWS, rows), bad = 0;
         int *tk = cl_xmalloc((size_t)T * sizeof *tk);
         double *ref = cl_xmalloc((size_t)T * V * sizeof *ref);
         size_t *idx = cl_xmalloc((size_t)T * V * sizeof *idx);

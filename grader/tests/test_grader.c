@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "fatal.h"
 #include "gru.h"
+#include "labkit.h"
 #include "guard.h"
 #include "refs.h"
 #include "seq2seq.h"
@@ -642,6 +643,25 @@ START_TEST(test_greedy_comparison)
 }
 END_TEST
 
+START_TEST(test_spread_indices)
+{
+    int out[8];
+    /* all of a small count */
+    ck_assert_int_eq(cl_spread_indices(5, 8, out), 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(out[i], i);
+    /* a large one: the first, the last, evenly between */
+    ck_assert_int_eq(cl_spread_indices(64, 8, out), 8);
+    const int want[8] = {0, 9, 18, 27, 36, 45, 54, 63};
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(out[i], want[i]);
+    ck_assert_int_eq(cl_spread_indices(1, 4, out), 1);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(cl_spread_indices(100, 1, out), 1);
+    ck_assert_int_eq(out[0], 0);
+}
+END_TEST
+
 START_TEST(test_bonus_line)
 {
     static const struct cl_case cs[] = {
@@ -1122,6 +1142,7 @@ static Suite *grader_suite(void)
     tcase_add_test(core, test_reference_gru_cell);
     tcase_add_test(core, test_reference_gru_forward);
     tcase_add_test(core, test_bonus_line);
+    tcase_add_test(core, test_spread_indices);
     tcase_add_test(core, test_reference_seq2seq);
     tcase_add_test(core, test_greedy_comparison);
     tcase_add_test(core, test_lab6_data_checked);
