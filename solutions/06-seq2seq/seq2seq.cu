@@ -229,14 +229,15 @@ __device__ __forceinline__ void block_fill(float *dst, int n, F get)
 /* One GRU step, a block per hidden unit j and a warp per weight row: warps
  * 0-2 the input rows (gates r, z, n) over the first Kin columns of w_in
  * (row stride ldw), warps 3-5 the hidden rows. The input of sentence b is
- * table[idx[b]] (an embedding gathered here) or x[b]; gi_add (B, 3H) is
- * added to the input projection (a precomputed part), b_in too when set.
+ * the embedding of its token, gathered here from table; without w_in (the
+ * encoder, whose input projection is precomputed) there is none. gi_add
+ * (B, 3H) is added to the input projection, b_in too when set.
  * In greedy decoding the step's input token comes from the previous
  * step's argmax keys; block 0 then also records that step's token and
  * logit, and clears the keys the coming output layer will fill. */
 struct step_args {
     int B, H, Kin, ldw;
-    const float *w_in, *table, *x, *gi_add, *b_in;
+    const float *w_in, *table, *gi_add, *b_in;
     const int *idx; /* input tokens, or NULL */
     const float *h, *w_hh, *b_hh;
     float *h_out;
@@ -246,7 +247,6 @@ struct step_args {
     unsigned long long *clear;      /* keys to zero for this step */
     int *tok_out;                   /* previous step's tokens (B), or NULL */
     float *logit_out;               /* previous step's chosen logits */
-    int *tok_in;                    /* tokens of this step, for later use */
 };
 
 #define STEP_MAXB 16 /* sentences one step kernel takes, at most */
@@ -272,8 +272,6 @@ __global__ void __launch_bounds__(192) step_kernel(step_args a)
     }
     if (j == 0 && a.clear && threadIdx.x < B)
         a.clear[threadIdx.x] = 0;
-    if (j == 0 && a.tok_in && threadIdx.x < B)
-        a.tok_in[threadIdx.x] = step_token(a, threadIdx.x);
     int K = hidden ? H : a.Kin;
     const float *row = hidden   ? a.w_hh + ((size_t)g * H + j) * H
                        : a.w_in ? a.w_in + ((size_t)g * H + j) * a.ldw
@@ -291,9 +289,7 @@ __global__ void __launch_bounds__(192) step_kernel(step_args a)
     block_fill<8>(stage, B * width, [&](int i) {
         int b = i / width, k = i % width;
         return k >= in ? a.h[(size_t)b * H + k - in]
-               : a.idx || a.keys || !a.x
-                   ? a.table[(size_t)step_token(a, b) * in + k]
-                   : a.x[(size_t)b * in + k];
+                       : a.table[(size_t)step_token(a, b) * in + k];
     });
     /* what each row adds per sentence (bias, precomputed share), one load
      * per lane */
@@ -624,6 +620,18 @@ static int s2s_port(const struct seq2seq_model *m, const int *src, int S, int B,
 // ----------------------------------------------------------------------------
 // rung 3: constants once, a fused GRU step, a fused output layer
 
+/* one step's logits (B, V) into o: the context's precomputed share, then
+ * the [embedding | hidden] part added by cuBLAS (beta = 1) */
+static int logits_onto_context(cublasHandle_t h, const struct seq2seq_model *m,
+                               const struct ws *w, float *o, int B,
+                               cudaStream_t s)
+{
+    int E = m->emb, H = m->hid, V = m->v_tgt;
+    S2S_TRY(cudaMemcpyAsync(o, w->clog, (size_t)B * V * sizeof(float),
+                            cudaMemcpyDeviceToDevice, s));
+    return gemm_nt(h, w->xd, E + H, m->fc_w, E + 2 * H, o, B, V, E + H, 1.f);
+}
+
 static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
                      int B, int T, int sos, const int *y_in, int *tokens,
                      float *logits, float *out, const struct ws *w,
@@ -666,9 +674,7 @@ static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
             copy_cols_kernel<<<blocks_for((long long)B * H), 256, 0, s>>>(
                 dn, w->xd, B, H, E + H, E);
             float *o = out ? out + (size_t)t * B * V : w->logits;
-            S2S_TRY(cudaMemcpyAsync(o, w->clog, (size_t)B * V * sizeof(float),
-                                    cudaMemcpyDeviceToDevice, s));
-            if (!gemm_nt(h, w->xd, E + H, m->fc_w, X, o, B, V, E + H, 1.f))
+            if (!logits_onto_context(h, m, w, o, B, s))
                 return 0;
             if (!out)
                 argmax_kernel<<<B, 256, 0, s>>>(o, V, tokens + (size_t)t * B,
@@ -710,9 +716,7 @@ static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
                 m->fc_w, X, E + H, V, w->xd, w->clog, B, w->keys[t & 1]);
         } else {
             float *o = out ? out + (size_t)t * B * V : w->logits;
-            S2S_TRY(cudaMemcpyAsync(o, w->clog, (size_t)B * V * sizeof(float),
-                                    cudaMemcpyDeviceToDevice, s));
-            if (!gemm_nt(h, w->xd, E + H, m->fc_w, X, o, B, V, E + H, 1.f))
+            if (!logits_onto_context(h, m, w, o, B, s))
                 return 0;
             if (!out)
                 keys_kernel<<<B, 256, 0, s>>>(o, V, w->keys[t & 1]);
