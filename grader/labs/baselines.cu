@@ -142,7 +142,7 @@ extern "C" void cl_broadcast_rows(const float *bias, float *out, int rows,
 /* one block per row: a strided scan, then a tree over (value, index) that
  * prefers the lower index on equal values */
 __global__ static void argmax_rows_kernel(const float *x, int n, int *idx,
-                                          float *val, int stride, int *next)
+                                          float *val, int *next)
 {
     __shared__ float bv[256];
     __shared__ int bi[256];
@@ -171,19 +171,18 @@ __global__ static void argmax_rows_kernel(const float *x, int n, int *idx,
     }
     if (threadIdx.x == 0) {
         int i = bi[0] < n ? bi[0] : 0; /* a row of NaN: token 0 */
-        idx[(long long)blockIdx.x * stride] = i;
+        idx[blockIdx.x] = i;
         if (val)
-            val[(long long)blockIdx.x * stride] = row[i];
+            val[blockIdx.x] = row[i];
         if (next)
             next[blockIdx.x] = i;
     }
 }
 
 extern "C" void cl_argmax_rows(const float *x, int rows, int n, int *idx,
-                               float *val, int stride, int *next,
-                               cudaStream_t s)
+                               float *val, int *next, cudaStream_t s)
 {
-    argmax_rows_kernel<<<rows, 256, 0, s>>>(x, n, idx, val, stride, next);
+    argmax_rows_kernel<<<rows, 256, 0, s>>>(x, n, idx, val, next);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -100,10 +100,10 @@ void cl_broadcast_rows(const float *bias, float *out, int rows, int n,
                        cudaStream_t s);
 
 /** Per row of x (rows, n): the index of the largest value (the lowest on
- *  ties) into idx[row * stride], its value into val[row * stride] (val may
- *  be NULL), and into next[row] when next is not NULL. */
+ *  ties) into idx[row], its value into val[row] (val may be NULL), and into
+ *  next[row] when next is not NULL. */
 void cl_argmax_rows(const float *x, int rows, int n, int *idx, float *val,
-                    int stride, int *next, cudaStream_t s);
+                    int *next, cudaStream_t s);
 
 /** p[i] = v for i < n (int). */
 void cl_fill_int(int *p, int v, int n, cudaStream_t s);

@@ -667,7 +667,7 @@ static void pipeline_eager(void *ctx, cudaStream_t s)
                                  E + 2 * H, &one, m->fc_w, E + 2 * H, p->z,
                                  E + 2 * H, &one, p->logits, V));
         cl_argmax_rows(p->logits, B, V, p->tokens + (size_t)t * B,
-                       p->chosen + (size_t)t * B, 1, p->prev, s);
+                       p->chosen + (size_t)t * B, p->prev, s);
         d = dn;
     }
 }
