@@ -72,11 +72,16 @@ INCLUDES  := -Icommon -Igrader -Igrader/labs $(addprefix -I,$(LAB_DIRS)) \
              -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
 WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
-             -DCL_VERSION='"$(shell cat VERSION 2>/dev/null || echo 0)"'
+             -DCL_VERSION='"$(shell cat VERSION 2>/dev/null || echo 0)"' \
+             -DCL_ROOT='"$(CURDIR)"'
 NVFLAGS   := -std=c++17 -O3 $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra $(INCLUDES)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
              -lcublas $(CUDNN_LINK)
-LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lstdc++ -ldl -lm
+LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lseccomp -lstdc++ -ldl -lm
+# the runner: the CUDA runtime and CUPTI, never cuBLAS or cuDNN (a lab that
+# forbids them must find them nowhere in the process that runs the student)
+RUNNER_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
+               -lcupti -lseccomp -lstdc++ -lm
 
 # cuBLAS for the labs that allow it (5 and 6); --as-needed keeps it out of
 # the others, where the symbol check rejects its use anyway
@@ -90,13 +95,21 @@ SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared \
 # ---- objects --------------------------------------------------------------
 
 COMMON_C   := $(wildcard common/*.c)
-COMMON_CU  := $(wildcard common/*.cu) $(wildcard grader/labs/*.cu)
-GRADER_C   := $(filter-out grader/main.c,$(wildcard grader/*.c)) \
+COMMON_CU  := $(wildcard common/*.cu) $(wildcard grader/*.cu) \
+              $(wildcard grader/labs/*.cu)
+RUNNER_C   := grader/runner.c grader/trace_cupti.c
+GRADER_C   := $(filter-out grader/main.c $(RUNNER_C),$(wildcard grader/*.c)) \
               $(wildcard grader/labs/*.c)
 COMMON_OBJ := $(COMMON_C:%.c=$(BUILD)/obj/%.o) $(COMMON_CU:%.cu=$(BUILD)/obj/%.cu.o)
-GRADER_OBJ := $(GRADER_C:%.c=$(BUILD)/obj/%.o)
+GRADER_OBJ := $(GRADER_C:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/policy_default.o
 LIBCORE    := $(BUILD)/lib/libcudalabs.a
 GRADER     := $(BUILD)/bin/grade
+RUNNER     := $(BUILD)/bin/cl-runner
+RUNNER_OBJ := $(RUNNER_C:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/sandbox.o \
+              $(BUILD)/obj/grader/proto.o $(BUILD)/obj/grader/labs/glue.o \
+              $(BUILD)/obj/grader/gate.cu.o $(BUILD)/obj/common/fatal.o
+# the self-test lab's submissions: plain C, built with the host compiler
+SELFTEST_SO := $(patsubst grader/tests/selftest/%.c,$(BUILD)/selftest/%.so,$(wildcard grader/tests/selftest/*.c))
 
 STUDENT_SO  := $(LAB_NAMES:%=$(BUILD)/student/%.so)
 SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions/[0-9][0-9]-*)))
@@ -121,7 +134,7 @@ VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 .SECONDARY:
 
 ## all: build the grader, every skeleton and every solution
-all: deps $(GRADER) $(STUDENT_SO) $(SOLUTION_SO)
+all: deps $(GRADER) $(RUNNER) $(STUDENT_SO) $(SOLUTION_SO)
 
 ## grade: grade LAB (default: every lab) with the student's code or SOLUTION=1
 grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
@@ -133,7 +146,7 @@ grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 fixtures: $(FIXTURE_SO)
 
 ## test: build everything and run the unit tests (GPU suites need a GPU)
-test: all $(TESTS) $(FIXTURE_SO)
+test: all $(TESTS) $(FIXTURE_SO) $(SELFTEST_SO)
 	$(Q)sh grader/tests/run-suites.sh $(TESTS)
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
@@ -247,9 +260,28 @@ $(LIBCORE): $(COMMON_OBJ) $(GRADER_OBJ)
 	$(call say,AR,$@)
 	$(Q)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
-$(GRADER): $(BUILD)/obj/grader/main.o $(LIBCORE)
+$(GRADER): $(BUILD)/obj/grader/main.o $(LIBCORE) | $(RUNNER)
 	$(call say,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) -o $@ $^ $(LDLIBS)
+	$(Q)mkdir -p $(@D) && $(CC) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
+
+$(RUNNER): $(RUNNER_OBJ)
+	$(call say,LINK,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -Wl,-z,relro,-z,now -o $@ $^ $(RUNNER_LIBS)
+
+# the default policy, built into the grader
+$(BUILD)/gen/policy_default.c: grader/policy.json
+	$(Q)mkdir -p $(@D) && { echo '/* generated from grader/policy.json */'; \
+	  echo 'const char cl_policy_default_json[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/selftest/%.so: grader/tests/selftest/%.c
+	$(call say,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader -o $@ $<
 
 $(BUILD)/student/%.so: $$(wildcard labs/%/*.cu) $$(wildcard labs/%/*.h)
 	$(call say,NVCC,$@)
@@ -268,9 +300,9 @@ $(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC)) -o $@ $<
 
-$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE)
+$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE) | $(RUNNER)
 	$(call say,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
+	$(Q)mkdir -p $(@D) && $(CC) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(CHECK_LIBS)
 
 $(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c)
 	$(call say,CC,$<)

@@ -4,6 +4,7 @@
 
 #include "engine.h"
 #include "gradebook.h"
+#include "policy.h"
 #include "report.h"
 
 #include <errno.h>
@@ -44,6 +45,16 @@ static void usage(FILE *f, const char *prog)
             "(no points)\n"
             "      --demo          run the lab's demo (examples decoded by "
             "your code)\n"
+            "      --policy FILE   points, targets and limits from FILE "
+            "(JSON, over the\n"
+            "                      built-in default; docs/grading.md)\n"
+            "      --check         the static checks only (no GPU): entry "
+            "points and what\n"
+            "                      the submission uses\n"
+            "      --tool-mode     no sandbox, for a profiler or sanitizer "
+            "wrapped around us\n"
+            "      --no-trace      time without the CUPTI trace "
+            "(measurements)\n"
             "      --csv FILE      append timed cases as CSV to FILE\n"
             "      --label TEXT    name the code in the CSV (default: "
             "student)\n"
@@ -57,9 +68,10 @@ static void usage(FILE *f, const char *prog)
             "  -h, --help          this text\n"
             "  -V, --version       the grader's version\n\n"
             "exit codes: 0 graded, all correct; 1 graded, a case failed; "
-            "2 usage error;\n3 no GPU; 4 forbidden library; 5 submission "
-            "cannot be loaded; 6 internal error;\n7 a data file of the lab "
-            "(a trained model) is missing or corrupt\n",
+            "2 usage error or\nbad policy; 3 no GPU; 4 uses what the lab "
+            "forbids; 5 submission cannot be\nloaded or crashed while "
+            "loading; 6 internal error; 7 a data file of the lab\n(a "
+            "trained model) is missing or corrupt\n",
             prog);
 }
 
@@ -95,6 +107,20 @@ static int parse_seconds(const char *s, double *out)
     return 0;
 }
 
+/* --json into a directory that is not there: known before grading */
+static int json_dir_missing(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    if (slash == dir)
+        return 0; /* "/x.json" */
+    *slash = '\0';
+    return access(dir, W_OK) != 0;
+}
+
 static uint64_t random_seed(void)
 {
     uint64_t s = 0;
@@ -116,14 +142,14 @@ static void list_labs(const struct cl_lab *const *extra)
         printf("%s  %-20s %s\n", (*l)->id, (*l)->slug, (*l)->title);
 }
 
-static void list_cases(const struct cl_lab *lab)
+static void list_cases(const struct cl_lab *lab, const struct cl_policy *p)
 {
     for (int i = 0; i < lab->ncases; i++) {
         const struct cl_case *c = &lab->cases[i];
         static const char *const kinds[] = {"correct", "speed", "bench",
                                             "demo"};
         printf("%-26s %-8s %5.1f points%s\n", c->name, kinds[c->kind],
-               c->points, c->quick ? "  (quick)" : "");
+               cl_policy_points(p, lab, i), c->quick ? "  (quick)" : "");
     }
 }
 
@@ -153,7 +179,11 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_PROFILE,
         OPT_WHICH,
         OPT_COLLECT,
-        OPT_DEMO
+        OPT_DEMO,
+        OPT_POLICY,
+        OPT_CHECK,
+        OPT_TOOL,
+        OPT_NOTRACE
     };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
@@ -175,6 +205,10 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"which", no_argument, NULL, OPT_WHICH},
         {"collect", required_argument, NULL, OPT_COLLECT},
         {"demo", no_argument, NULL, OPT_DEMO},
+        {"policy", required_argument, NULL, OPT_POLICY},
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"tool-mode", no_argument, NULL, OPT_TOOL},
+        {"no-trace", no_argument, NULL, OPT_NOTRACE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -184,7 +218,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     memset(&o, 0, sizeof o);
     const char *json = NULL, *source = NULL, *csv = NULL, *label = NULL;
     int solution = 0, have_seed = 0, list = 0, which = 0;
-    const char *collect = NULL;
+    const char *collect = NULL, *policy_path = NULL;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
@@ -226,6 +260,10 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_WHICH: which = 1; break;
         case OPT_COLLECT: collect = optarg; break;
         case OPT_DEMO: o.demo = 1; break;
+        case OPT_POLICY: policy_path = optarg; break;
+        case OPT_CHECK: o.check_only = 1; break;
+        case OPT_TOOL: o.tool_mode = 1; break;
+        case OPT_NOTRACE: o.no_trace = 1; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
@@ -253,8 +291,15 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                 prog, argv[optind], names, prog);
         return CL_EXIT_USAGE;
     }
+    static struct cl_policy policy;
+    char perr[600];
+    if (cl_policy_load(&policy, policy_path, extra, perr, sizeof perr) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, perr);
+        return CL_EXIT_USAGE;
+    }
+    o.policy = &policy;
     if (list) {
-        list_cases(lab);
+        list_cases(lab, &policy);
         return CL_EXIT_OK;
     }
     if (which) {
@@ -288,6 +333,24 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                 prog, o.lib_path, strerror(errno), lab->id);
         return CL_EXIT_LOAD;
     }
+    if (o.check_only) {
+        char why[1024];
+        enum cl_exit c = cl_check_submission(lab, o.lib_path, why, sizeof why);
+        if (c == CL_EXIT_OK)
+            printf("check: %s passes the static checks of lab %s (entry "
+                   "points, what it uses, no system call instructions)\n",
+                   o.lib_path, lab->id);
+        else
+            fprintf(stderr, "%s: %s (exit %d)\n", prog, why, c);
+        return c;
+    }
+    if (json && json_dir_missing(json)) {
+        fprintf(stderr,
+                "%s: cannot write %s: its directory does not exist (nothing "
+                "was graded)\n",
+                prog, json);
+        return CL_EXIT_USAGE;
+    }
     if (!have_seed)
         o.seed = random_seed();
     if (o.profile && !o.only_case)
@@ -298,7 +361,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     enum cl_exit rc = cl_grade_run(lab, &o, &g);
     if (rc == CL_EXIT_USAGE) {
         fprintf(stderr, "%s: %s\n", prog, g.summary);
-        list_cases(lab);
+        list_cases(lab, &policy);
         return rc;
     }
     if (rc == CL_EXIT_NO_GPU) {

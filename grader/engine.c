@@ -1,13 +1,15 @@
-/* engine.c: the worker process, its pipe protocol, and the case loop. */
+/* engine.c: the grader's process, the judge it forks, and the case loop. */
 #define _GNU_SOURCE
 #include "engine.h"
 
 #include "errcheck.h"
+#include "fileio.h"
+#include "harness.h"
+#include "labs/glue.h"
+#include "policy.h"
 #include "score.h"
 #include "symbols.h"
-#include "timing.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,14 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* ---- protocol -------------------------------------------------------- */
+/* ---- the pipe protocol between the grader and the judge ------------------ */
 
 enum { MSG_HELLO = 1, MSG_RESULT = 2 };
-enum { HELLO_OK = 0, HELLO_NO_GPU, HELLO_LOAD, HELLO_FAILED };
+enum { HELLO_OK = 0, HELLO_NO_GPU, HELLO_FAILED };
 
 struct msg {
     int type;
@@ -33,7 +37,7 @@ struct msg {
 };
 
 struct cmd {
-    int index; /* case index; -1 ends the worker */
+    int index; /* case index; -1 ends the judge */
     int timing;
 };
 
@@ -96,13 +100,13 @@ static int read_full_timeout(int fd, void *p, size_t n, double timeout_s)
     return 0;
 }
 
-/* ---- the worker (child process) --------------------------------------- */
+/* ---- the judge (a child of the grader) ------------------------------------ */
 
 static int g_res_fd = -1;
 static int g_case = -1;
 
-/* a CUDA error in the grader's own calls: report it, then cl_fatal exits */
-static void worker_fatal_hook(const char *m)
+/* a CUDA error in the judge's own calls: report it, then cl_fatal exits */
+static void judge_fatal_hook(const char *m)
 {
     static struct msg msg;
     memset(&msg, 0, sizeof msg);
@@ -113,48 +117,38 @@ static void worker_fatal_hook(const char *m)
     } else {
         msg.type = MSG_RESULT;
         msg.r.index = g_case;
-        msg.r.status = CL_ST_CUDA;
+        msg.r.status = CL_ST_INTERNAL;
         msg.r.restart = 1;
-        snprintf(msg.r.msg, sizeof msg.r.msg,
-                 "a CUDA error surfaced in the grader after your code ran "
-                 "(usually a fault in your kernel): %s",
-                 m);
+        snprintf(msg.r.msg, sizeof msg.r.msg, "the grader failed: %s", m);
     }
     write_full(g_res_fd, &msg, sizeof msg);
 }
 
-static void check_floor(const struct cl_lab *lab, const struct cl_gpu_info *g,
-                        struct cl_result *r)
-{
-    if (!g || !r->timed || r->status != CL_ST_PASS || r->t_ms <= 0)
-        return;
-    double floor = cl_floor_ms(lab->metric, r->work, g);
-    if (floor > 0 && r->t_ms < floor) {
-        r->status = CL_ST_TOO_FAST;
-        snprintf(r->msg, sizeof r->msg,
-                 "measured %.4f ms, below the physical floor of %.4f ms for "
-                 "this much work: the timing is not trustworthy (work done "
-                 "outside the stream, or skipped on repeated calls?)",
-                 r->t_ms, floor);
-    }
-}
+struct run {
+    const struct cl_lab *lab;
+    const struct cl_grade_opts *o;
+    const struct cl_policy *policy;
+    int sub_fd; /* the sealed copy of the submission */
+    struct cl_lab_data *data;
+};
 
-static __attribute__((noreturn)) void worker_main(const struct cl_lab *lab,
-                                                  const struct cl_grade_opts *o,
-                                                  int cmd_fd, int res_fd)
+static __attribute__((noreturn)) void judge_main(const struct run *run,
+                                                 int cmd_fd, int res_fd)
 {
     static struct msg m;
     struct cl_gpu_info gpu;
-    struct cl_ctx ctx;
+    const struct cl_lab *lab = run->lab;
+    const struct cl_grade_opts *o = run->o;
     memset(&m, 0, sizeof m);
     memset(&gpu, 0, sizeof gpu);
-    memset(&ctx, 0, sizeof ctx);
     g_res_fd = res_fd;
-    cl_set_fatal_hook(worker_fatal_hook);
+    cl_set_fatal_hook(judge_fatal_hook);
+    /* no other process of this user may read the judge's memory */
+    prctl(PR_SET_DUMPABLE, 0);
     m.type = MSG_HELLO;
-
     if (lab->needs_gpu) {
-        if (cl_gpu_query(&gpu, m.text, sizeof m.text) != 0) {
+        if (cl_gpu_query(&gpu, m.text, sizeof m.text) != 0 ||
+            cl_judge_init(1, m.text, sizeof m.text) != 0) {
             m.hello = HELLO_NO_GPU;
             write_full(res_fd, &m, sizeof m);
             _exit(0);
@@ -165,63 +159,61 @@ static __attribute__((noreturn)) void worker_main(const struct cl_lab *lab,
         else
             cl_default_cache_dir(dir, sizeof dir);
         cl_gpu_calibrate(&gpu, dir, o->recalibrate);
-        CUDA_CHECK(cudaStreamCreate(&ctx.stream));
-        ctx.timer = cl_timer_create(ctx.stream);
-        ctx.gpu = &gpu;
         m.gpu = gpu;
+    } else {
+        cl_judge_init(0, NULL, 0);
     }
-    void *lib = dlopen(o->lib_path, RTLD_NOW | RTLD_LOCAL);
-    void *state = NULL;
-    if (!lib) {
-        m.hello = HELLO_LOAD;
-        snprintf(m.text, sizeof m.text, "cannot load the submission: %s",
-                 dlerror());
-    } else if (!(state = lab->setup(lib, m.text, sizeof m.text))) {
-        m.hello = HELLO_LOAD;
-    }
-    if (write_full(res_fd, &m, sizeof m) != 0 || m.hello != HELLO_OK)
+    if (write_full(res_fd, &m, sizeof m) != 0)
         _exit(0);
 
-    ctx.seed = o->seed;
-    ctx.profile = o->profile;
+    struct cl_case_opts co;
+    memset(&co, 0, sizeof co);
+    co.seed = o->seed;
+    co.profile = o->profile;
+    co.tool_mode = o->tool_mode || o->profile;
+    co.no_trace = o->no_trace;
+    co.demo = o->demo;
+    co.submission_fd = run->sub_fd;
+    co.runner = o->runner;
+    co.gpu = lab->needs_gpu ? &gpu : NULL;
+    co.data = run->data;
+    double limit = o->timeout_s > 0 ? o->timeout_s
+                                    : cl_policy_timeout(run->policy, lab);
     for (;;) {
         struct cmd c;
-        if (read_full_timeout(cmd_fd, &c, sizeof c, 0) != 0 || c.index < 0)
+        if (read_full_timeout(cmd_fd, &c, sizeof c, 0) != 0 || c.index < 0 ||
+            c.index >= lab->ncases)
             break;
         memset(&m, 0, sizeof m);
         m.type = MSG_RESULT;
         g_case = c.index;
-        ctx.timing = c.timing;
-        lab->run(state, &ctx, &lab->cases[c.index], &m.r);
+        co.timing = c.timing;
+        co.limit_s = limit;
+        cl_case_run(lab, c.index, &co, &m.r);
         m.r.index = c.index;
-        check_floor(lab, ctx.gpu, &m.r);
         fflush(stdout);
         if (write_full(res_fd, &m, sizeof m) != 0)
             break;
         g_case = -1;
         if (m.r.restart) {
             fflush(NULL);
-            _exit(0); /* after a sticky error nothing may be freed cleanly */
+            _exit(0); /* the judge's context is gone: a fresh one next */
         }
     }
-    if (lab->teardown)
-        lab->teardown(state);
-    if (ctx.timer)
-        cl_timer_destroy(ctx.timer);
+    cl_judge_shutdown();
     fflush(NULL);
     _exit(0);
 }
 
-/* ---- the parent side --------------------------------------------------- */
+/* ---- the grader's side --------------------------------------------------- */
 
-struct worker {
+struct judge {
     pid_t pid;
     int cmd_fd;
     int res_fd;
 };
 
-static int spawn(struct worker *w, const struct cl_lab *lab,
-                 const struct cl_grade_opts *o)
+static int spawn(struct judge *w, const struct run *run)
 {
     int cp[2], rp[2];
     if (pipe2(cp, O_CLOEXEC) != 0)
@@ -244,7 +236,7 @@ static int spawn(struct worker *w, const struct cl_lab *lab,
     if (pid == 0) {
         close(cp[1]);
         close(rp[0]);
-        worker_main(lab, o, cp[0], rp[1]);
+        judge_main(run, cp[0], rp[1]);
     }
     close(cp[0]);
     close(rp[1]);
@@ -254,8 +246,8 @@ static int spawn(struct worker *w, const struct cl_lab *lab,
     return 0;
 }
 
-/* Stop the worker (kill it when @p force) and describe how it ended. */
-static void reap(struct worker *w, int force, char *why, size_t len)
+/* Stop the judge (kill it when @p force) and describe how it ended. */
+static void reap(struct judge *w, int force, char *why, size_t len)
 {
     if (w->pid <= 0)
         return;
@@ -269,35 +261,21 @@ static void reap(struct worker *w, int force, char *why, size_t len)
     w->pid = 0;
     if (!why)
         return;
-    if (WIFSIGNALED(st)) {
-        int sig = WTERMSIG(st);
-        const char *hint = "";
-        if (sig == SIGSEGV || sig == SIGBUS)
-            hint = ": a bad pointer on the CPU side (a device pointer "
-                   "dereferenced in host code?)";
-        else if (sig == SIGABRT)
-            hint = ": abort() or a failed assert";
-        else if (sig == SIGFPE)
-            hint = ": an arithmetic fault on the CPU side";
-        snprintf(why, len, "your code crashed: signal %d (%s)%s", sig,
-                 strsignal(sig), hint);
-    } else if (WIFEXITED(st)) {
-        snprintf(why, len,
-                 "the process running your code exited with status %d "
-                 "(exit() called from the submission?)",
-                 WEXITSTATUS(st));
-    } else {
-        snprintf(why, len, "the process running your code ended abnormally");
-    }
+    if (WIFSIGNALED(st))
+        snprintf(why, len, "the grader's judge died: signal %d (%s)",
+                 WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(why, len, "the grader's judge exited with status %d",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
-/* Start a worker and read its hello. Returns HELLO_* and fills g->gpu. */
-static int start_worker(struct worker *w, const struct cl_lab *lab,
-                        const struct cl_grade_opts *o, struct cl_grade *g)
+/* Start a judge and read its hello. Returns HELLO_* and fills g->gpu. */
+static int start_judge(struct judge *w, const struct run *run,
+                       struct cl_grade *g)
 {
     static struct msg m;
-    if (spawn(w, lab, o) != 0) {
-        snprintf(g->summary, sizeof g->summary, "cannot start a worker: %s",
+    if (spawn(w, run) != 0) {
+        snprintf(g->summary, sizeof g->summary, "cannot start the judge: %s",
                  strerror(errno));
         return HELLO_FAILED;
     }
@@ -306,7 +284,7 @@ static int start_worker(struct worker *w, const struct cl_lab *lab,
         char why[512] = "";
         reap(w, 1, why, sizeof why);
         snprintf(g->summary, sizeof g->summary,
-                 "the worker did not start (%s)%s%s",
+                 "the judge did not start (%s)%s%s",
                  rc == 2 ? "timed out" : "no answer", why[0] ? ": " : "", why);
         return HELLO_FAILED;
     }
@@ -315,7 +293,7 @@ static int start_worker(struct worker *w, const struct cl_lab *lab,
         reap(w, 1, NULL, 0);
         return m.hello;
     }
-    if (lab->needs_gpu) {
+    if (run->lab->needs_gpu) {
         g->gpu = m.gpu;
         g->have_gpu = 1;
     }
@@ -358,38 +336,58 @@ static void mark_rest(struct cl_grade *g, int from, enum cl_status st,
     }
 }
 
-/* Check the submission's symbols before running anything. */
-static enum cl_exit check_symbols(const struct cl_lab *lab,
-                                  const struct cl_grade_opts *o,
-                                  struct cl_grade *g)
+/* the submission's bytes, once, into a sealed memfd: what is checked is
+ * what runs */
+static int seal_submission(const char *path, unsigned char **bytes,
+                           size_t *size, char *why, size_t len)
+{
+    char *buf = cl_read_file(path, size);
+    if (!buf) {
+        snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int fd = memfd_create("submission.so", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0 || write_full(fd, buf, *size) != 0 ||
+        fcntl(fd, F_ADD_SEALS,
+              F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+        snprintf(why, len, "cannot copy the submission: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(buf);
+        return -1;
+    }
+    *bytes = (unsigned char *)buf;
+    return fd;
+}
+
+static enum cl_exit check_bytes(const struct cl_lab *lab,
+                                const unsigned char *buf, size_t size,
+                                const char *name, char *why, size_t len)
 {
     struct cl_symtab t;
-    char err[512];
-    if (cl_symtab_read(o->lib_path, &t, err, sizeof err) != 0) {
-        snprintf(g->summary, sizeof g->summary, "%s", err);
+    const struct cl_glue *glue = cl_glue_find(lab->id);
+    if (cl_symtab_parse(buf, size, name, &t, why, len) != 0)
+        return CL_EXIT_LOAD;
+    enum cl_caps_verdict v =
+        cl_caps_check(lab->caps, glue ? glue->entries : NULL, &t, why, len);
+    cl_symtab_free(&t);
+    return v == CL_CAPS_OK        ? CL_EXIT_OK
+           : v == CL_CAPS_MISSING ? CL_EXIT_LOAD
+                                  : CL_EXIT_FORBIDDEN;
+}
+
+enum cl_exit cl_check_submission(const struct cl_lab *lab, const char *path,
+                                 char *why, size_t len)
+{
+    size_t size = 0;
+    char *buf = cl_read_file(path, &size);
+    if (!buf) {
+        snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
         return CL_EXIT_LOAD;
     }
-    enum cl_exit rc = CL_EXIT_OK;
-    for (const char *const *s = lab->symbols; s && *s; s++) {
-        if (!cl_symtab_defines(&t, *s)) {
-            snprintf(g->summary, sizeof g->summary,
-                     "the submission does not define '%s' (was it renamed, "
-                     "made static, or compiled without extern \"C\"?)",
-                     *s);
-            rc = CL_EXIT_LOAD;
-            break;
-        }
-    }
-    const char *bad =
-        rc == CL_EXIT_OK ? cl_symtab_forbidden(&t, lab->forbidden) : NULL;
-    if (bad) {
-        snprintf(g->summary, sizeof g->summary,
-                 "the submission uses '%s', from a library this lab forbids: "
-                 "the work must be your own kernels",
-                 bad);
-        rc = CL_EXIT_FORBIDDEN;
-    }
-    cl_symtab_free(&t);
+    enum cl_exit rc =
+        check_bytes(lab, (unsigned char *)buf, size, path, why, len);
+    free(buf);
     return rc;
 }
 
@@ -405,20 +403,20 @@ static void progress(const struct cl_grade_opts *o, int k, int n,
     fflush(stderr);
 }
 
-/* Run case k on the worker (starting one if needed). */
-static void run_one(const struct cl_lab *lab, const struct cl_grade_opts *o,
-                    struct cl_grade *g, struct worker *w, int k, int timing,
-                    int *hangs)
+/* Run case k on the judge (starting one if needed). */
+static void run_one(const struct run *run, struct cl_grade *g,
+                    struct judge *w, int k, int timing)
 {
     static struct msg m;
     struct cl_result *r = &g->r[k];
-    const struct cl_case *c = &lab->cases[r->index];
-    double limit = o->timeout_s > 0 ? o->timeout_s : lab->timeout_s;
-    if (c->kind != CL_CASE_CORRECT && o->timeout_s <= 0)
-        limit *= 4; /* timing repeats the call hundreds of times */
-
+    double call = run->o->timeout_s > 0
+                      ? run->o->timeout_s
+                      : cl_policy_timeout(run->policy, run->lab);
+    /* a case makes many calls when timed; the judge enforces the call's
+     * limit on the runner, this one only guards against a stuck judge */
+    double limit = (timing ? 6 : 3) * call + 300;
     if (w->pid <= 0) {
-        int h = start_worker(w, lab, o, g);
+        int h = start_judge(w, run, g);
         if (h != HELLO_OK) {
             r->status = CL_ST_INTERNAL;
             snprintf(r->msg, sizeof r->msg, "%s", g->summary);
@@ -428,29 +426,22 @@ static void run_one(const struct cl_lab *lab, const struct cl_grade_opts *o,
     struct cmd cmd = {r->index, timing};
     if (write_full(w->cmd_fd, &cmd, sizeof cmd) != 0) {
         reap(w, 1, r->msg, sizeof r->msg);
-        r->status = CL_ST_CRASH;
+        r->status = CL_ST_INTERNAL;
         return;
     }
     int rc = read_full_timeout(w->res_fd, &m, sizeof m, limit);
     if (rc == 0 && m.type == MSG_RESULT && m.r.index == r->index) {
         *r = m.r;
-        if (r->restart) /* it exits by itself; do not wait on its teardown */
+        r->msg[sizeof r->msg - 1] = '\0';
+        if (r->restart)
             reap(w, 1, NULL, 0);
         return;
     }
-    if (rc == 2) {
-        reap(w, 1, NULL, 0);
-        r->status = CL_ST_TIMEOUT;
-        snprintf(r->msg, sizeof r->msg,
-                 "no result after %.0f s: the kernel hangs or is far too "
-                 "slow (an infinite loop, or a barrier not every thread "
-                 "reaches?)",
-                 limit);
-        ++*hangs;
-        return;
-    }
     reap(w, 1, r->msg, sizeof r->msg);
-    r->status = CL_ST_CRASH;
+    r->status = rc == 2 ? CL_ST_TIMEOUT : CL_ST_INTERNAL;
+    if (rc == 2)
+        snprintf(r->msg, sizeof r->msg,
+                 "the case took more than %.0f s in all", limit);
 }
 
 enum cl_exit cl_grade_run(const struct cl_lab *lab,
@@ -461,7 +452,13 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     g->lab = lab;
     g->seed = o->seed;
     g->lib_path = o->lib_path;
+    const struct cl_policy *policy = o->policy ? o->policy
+                                               : cl_policy_default();
+    g->policy_name = policy->name;
+    g->policy = policy;
     signal(SIGPIPE, SIG_IGN);
+    /* nothing of the grader's memory is for other processes of this user */
+    prctl(PR_SET_DUMPABLE, 0);
 
     if (select_cases(lab, o, g) == 0) {
         if (o->demo && !o->only_case)
@@ -473,22 +470,34 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
                      o->only_case ? o->only_case : "(quick)", lab->id);
         return g->exit_code = CL_EXIT_USAGE;
     }
-    enum cl_exit rc = lab->symbols ? check_symbols(lab, o, g) : CL_EXIT_OK;
-    if (rc == CL_EXIT_OK && lab->check_data &&
-        lab->check_data(g->summary, sizeof g->summary) != 0)
+    struct run run = {lab, o, policy, -1, NULL};
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    enum cl_exit rc = CL_EXIT_OK;
+    run.sub_fd = seal_submission(o->lib_path, &bytes, &size, g->summary,
+                                 sizeof g->summary);
+    if (run.sub_fd < 0)
+        rc = CL_EXIT_LOAD;
+    if (rc == CL_EXIT_OK)
+        rc = check_bytes(lab, bytes, size, o->lib_path, g->summary,
+                         sizeof g->summary);
+    free(bytes);
+    if (rc == CL_EXIT_OK && lab->load_data &&
+        lab->load_data(&run.data, g->summary, sizeof g->summary) != 0)
         rc = CL_EXIT_DATA;
-    struct worker w = {0, -1, -1};
+    struct judge w = {0, -1, -1};
     if (rc == CL_EXIT_OK) {
-        int h = start_worker(&w, lab, o, g);
+        int h = start_judge(&w, &run, g);
         rc = h == HELLO_OK       ? CL_EXIT_OK
              : h == HELLO_NO_GPU ? CL_EXIT_NO_GPU
-             : h == HELLO_LOAD   ? CL_EXIT_LOAD
                                  : CL_EXIT_INTERNAL;
     }
     if (rc != CL_EXIT_OK) {
         mark_rest(g, 0, CL_ST_NOT_RUN, g->summary);
-        cl_score_grade(g);
+        cl_score_grade(g, policy);
         g->elapsed_s = now_s() - t0;
+        if (run.sub_fd >= 0)
+            close(run.sub_fd);
         return g->exit_code = rc;
     }
 
@@ -503,12 +512,26 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         int timing = (c->kind == CL_CASE_SPEED || c->kind == CL_CASE_BENCH) &&
                      correct && !o->profile;
         progress(o, k, g->n, c->name);
-        run_one(lab, o, g, &w, k, timing, &hangs);
-        if (g->r[k].status != CL_ST_PASS && g->r[k].status != CL_ST_TOO_FAST)
+        run_one(&run, g, &w, k, timing);
+        struct cl_result *r = &g->r[k];
+        if (r->sandbox && !g->sandbox) {
+            g->sandbox = r->sandbox;
+            g->runner_uid = r->runner_uid;
+        }
+        hangs += r->status == CL_ST_TIMEOUT;
+        if (!cl_status_correct(r->status))
             correct = 0;
+        if (r->load_failed) {
+            /* the submission's own failure, before any case could run */
+            snprintf(g->summary, sizeof g->summary, "%s", r->msg);
+            mark_rest(g, k + 1, CL_ST_NOT_RUN,
+                      "not run: the submission failed while loading");
+            rc = CL_EXIT_LOAD;
+            break;
+        }
         if (c->kind != CL_CASE_CORRECT && c->kind != CL_CASE_DEMO && !timing &&
-            g->r[k].status == CL_ST_PASS && !g->r[k].msg[0])
-            snprintf(g->r[k].msg, sizeof g->r[k].msg,
+            r->status == CL_ST_PASS && !r->msg[0])
+            snprintf(r->msg, sizeof r->msg,
                      "correct, but not timed: speed counts once every "
                      "correctness case passes");
     }
@@ -521,7 +544,10 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         int done = read_full_timeout(w.res_fd, &eof, 1, 10.0) == 1;
         reap(&w, !done, NULL, 0);
     }
-    cl_score_grade(g);
+    close(run.sub_fd);
+    cl_score_grade(g, policy);
     g->elapsed_s = now_s() - t0;
+    if (rc == CL_EXIT_LOAD)
+        return g->exit_code = rc;
     return g->exit_code = g->all_correct ? CL_EXIT_OK : CL_EXIT_FAILED;
 }

@@ -3,6 +3,7 @@
 #include "gradebook.h"
 
 #include "fileio.h"
+#include "policy.h"
 
 #include <cjson/cJSON.h>
 
@@ -129,8 +130,7 @@ static int row_from_status(const char *path, const struct cl_lab *lab,
     snprintf(row->status, sizeof row->status, "%s", text);
     snprintf(row->detail, sizeof row->detail, "%s", tab ? tab + 1 : "");
     snprintf(row->lab, sizeof row->lab, "%s", lab->id);
-    for (int i = 0; i < lab->ncases; i++)
-        row->max_score += lab->cases[i].points;
+    row->max_score = cl_policy_lab_max(cl_policy_default(), lab);
     free(text);
     return 0;
 }

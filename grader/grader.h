@@ -3,15 +3,20 @@
  * @brief The grading engine's types: exit codes, case statuses, lab specs,
  *        results and the grade of one run.
  *
- * A lab is data (struct cl_lab: its cases, points, baseline and thresholds)
- * plus three small functions (setup, run, teardown) that run inside the
- * worker process. The engine (engine.c) owns everything else: the worker,
- * timeouts, crash handling, scoring, the report and results.json.
+ * A lab is data (struct cl_lab: its cases, each with a small struct of
+ * named parameters, its baseline and metric) plus small functions that
+ * plan a case's buffers, fill its inputs, check its outputs on the CPU and
+ * run its library baseline (harness.h). The harness owns the protocol of
+ * a case; the engine owns the processes: the grader's own (no CUDA), the
+ * judge (CUDA, everything that decides) and, for each case, a sandboxed
+ * runner that alone executes the submission (docs/grading.md). Points,
+ * targets and bands come from the policy (policy.h), not from here.
  */
 #ifndef CL_GRADER_H
 #define CL_GRADER_H
 
 #include "gpuinfo.h"
+#include "proto.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,11 +31,14 @@ extern "C" {
 enum cl_exit {
     CL_EXIT_OK = 0,        /**< graded; every correctness case passed */
     CL_EXIT_FAILED = 1,    /**< graded; some case failed (wrong, crash, ...) */
-    CL_EXIT_USAGE = 2,     /**< bad command line: unknown lab, option, value */
+    CL_EXIT_USAGE = 2,     /**< bad command line or policy: unknown lab,
+                                option, value */
     CL_EXIT_NO_GPU = 3,    /**< no usable CUDA GPU: nothing was graded */
-    CL_EXIT_FORBIDDEN = 4, /**< the submission references a forbidden library */
-    CL_EXIT_LOAD = 5,      /**< the submission cannot be loaded or lacks an
-                                entry point */
+    CL_EXIT_FORBIDDEN = 4, /**< the submission uses what the lab forbids (a
+                                library, a system function, a system call
+                                instruction): refused before running */
+    CL_EXIT_LOAD = 5,      /**< the submission cannot be loaded, lacks an
+                                entry point, or crashed while loading */
     CL_EXIT_INTERNAL = 6,  /**< the grader itself failed */
     CL_EXIT_DATA = 7       /**< a data file of the lab (a trained model) is
                                 missing or corrupt: nothing was graded */
@@ -38,20 +46,27 @@ enum cl_exit {
 
 /** How one case ended. */
 enum cl_status {
-    CL_ST_PASS = 0, /**< correct (and timed, for a speed case) */
-    CL_ST_WRONG,    /**< output outside the tolerance or unwritten */
-    CL_ST_OOB,      /**< wrote outside its buffers (guard zones) */
-    CL_ST_CUDA,     /**< a CUDA error from the student's code */
-    CL_ST_CRASH,    /**< the worker died (signal or exit) */
-    CL_ST_TIMEOUT,  /**< the case ran past its time limit */
-    CL_ST_TOO_FAST, /**< faster than physics allows: measurement rejected */
-    CL_ST_NOT_RUN,  /**< skipped (after repeated hangs, or no GPU) */
-    CL_ST_INTERNAL, /**< the grader failed on this case */
+    CL_ST_PASS = 0,    /**< correct (and timed, for a speed case) */
+    CL_ST_WRONG,       /**< output outside the tolerance or unwritten */
+    CL_ST_OOB,         /**< wrote outside its buffers (guard zones) */
+    CL_ST_CUDA,        /**< a CUDA error from the student's code */
+    CL_ST_CRASH,       /**< the runner died (signal or exit) */
+    CL_ST_TIMEOUT,     /**< the case ran past its time limit */
+    CL_ST_TOO_FAST,    /**< faster than physics allows: time rejected */
+    CL_ST_NOT_RUN,     /**< skipped (after repeated hangs, or no GPU) */
+    CL_ST_INTERNAL,    /**< the grader failed on this case */
+    CL_ST_FORBIDDEN,   /**< broke a rule at run time: a forbidden library,
+                            system call, or work off the given stream */
+    CL_ST_UNCONFIRMED, /**< correct, but its time could not be confirmed:
+                            no speed credit */
     CL_ST_COUNT
 };
 
 /** Short lowercase name of a status, as in the report and results.json. */
 const char *cl_status_name(enum cl_status s);
+
+/** Does @p s count as correct output (speed credit aside)? */
+int cl_status_correct(enum cl_status s);
 
 /** Correctness only; correctness then timing for points; (bench) a size
  *  sweep, timed for the record, never scored, run only with --bench; or
@@ -67,31 +82,26 @@ enum cl_case_kind {
 enum cl_speed_vs {
     CL_VS_DEFAULT = 0,  /**< the lab's choice (in a case: inherit it) */
     CL_VS_BASELINE = 1, /**< speedup over the library baseline */
-    CL_VS_CEILING = 2   /**< fraction of the ceiling (e.g. memcpy) rate */
+    CL_VS_CEILING = 2   /**< fraction of the ceiling (copy) rate */
 };
 
 /** What the throughput column counts. */
 enum cl_metric { CL_METRIC_GBPS = 0, CL_METRIC_TFLOPS = 1 };
 
+/** How speed credit grows with the ratio: nothing at or below zero_at,
+ *  all of it at full_at or above, linear between (policy.h). */
+struct cl_speed_rule {
+    enum cl_speed_vs vs; /**< the ratio: speedup or fraction of ceiling */
+    double zero_at;      /**< no credit at or below this ratio */
+    double full_at;      /**< full credit at or above */
+};
+
 /** One named case of a lab. */
 struct cl_case {
     const char *name;       /**< short, unique in the lab: "n=31" */
-    enum cl_case_kind kind; /**< correctness or speed */
-    double points;          /**< correctness points, or speed points */
-    long p[6];              /**< lab-specific parameters (sizes, offsets) */
+    enum cl_case_kind kind; /**< correctness, speed, bench or demo */
+    const void *arg;        /**< the lab's case struct (labs/glue.h) */
     int quick;              /**< part of --quick */
-    double target;          /**< full speed credit here; 0: the lab's */
-    enum cl_speed_vs vs;    /**< what target measures; 0: the lab's */
-};
-
-/** What the worker knows while running a case. */
-struct cl_ctx {
-    uint64_t seed;                 /**< base seed of this run */
-    int timing;                    /**< time this case (speed cases only) */
-    const struct cl_gpu_info *gpu; /**< NULL for labs that need no GPU */
-    cudaStream_t stream;           /**< the stream handed to the student */
-    struct cl_timer *timer;        /**< shared timer, NULL without a GPU */
-    int profile; /**< bracket the student's first call for a profiler */
 };
 
 /** What a case reports back; plain data, it crosses a pipe. */
@@ -99,52 +109,72 @@ struct cl_result {
     int index;             /**< case index in the lab */
     enum cl_status status; /**< how the case ended */
     int timed;             /**< t_ms / base_ms / ceil_ms are valid */
-    int restart;           /**< the worker must be replaced (sticky error) */
+    int restart;           /**< the judge must be replaced */
+    int load_failed;       /**< the submission failed while loading */
     double t_ms;           /**< student's median per call */
     double t_spread;       /**< its relative spread (IQR / median) */
-    double base_ms;        /**< baseline library's median */
-    double ceil_ms;        /**< ceiling operation's median (0 if none) */
-    double work;      /**< bytes or FLOPs per call (see the lab's metric) */
-    double ceil_work; /**< bytes or FLOPs of the ceiling operation */
-    double score;     /**< points earned (set by the engine) */
-    double max_score; /**< points available (set by the engine) */
-    char msg[1024];   /**< what happened, for the student */
+    double base_ms;        /**< the fastest baseline's median */
+    double ceil_ms;        /**< the ceiling's median (0 if none) */
+    double work;           /**< bytes or FLOPs per call (lab's metric) */
+    double ceil_work;      /**< bytes the ceiling copy moves */
+    int samples;           /**< timed calls of the student */
+    double unexplained_ms; /**< per call: the judge's clock minus the
+                                frame and the student's own time */
+    double ratio;          /**< the ratio speed credit is scored on */
+    double target;         /**< full credit at this ratio */
+    double score;          /**< points earned (set by score.c) */
+    double max_score;      /**< points available (set by score.c) */
+    int sandbox;           /**< CL_SBX_* steps the runner took */
+    int runner_uid;        /**< the user it ran as */
+    struct cl_trace trace; /**< what the last checked call launched */
+    char msg[1024];        /**< what happened, for the student */
 };
 
-/** A lab's specification. */
+struct cl_plan;
+struct cl_fill;
+struct cl_check;
+struct cl_vs;
+struct cl_baseline;
+struct cl_caps;
+struct cl_lab_data;
+
+/** A lab's specification: data, and the small functions of harness.h. */
 struct cl_lab {
-    const char *id;               /**< "01" */
-    const char *slug;             /**< "vector-add" */
-    const char *title;            /**< "Vector add" */
-    const char *source;           /**< the file the student edits */
-    const char *todo;             /**< the marker: "TODO(lab1)" */
-    const char *const *symbols;   /**< entry points, NULL-terminated */
-    const char *const *forbidden; /**< symbol prefixes, NULL-terminated */
-    const char *baseline;         /**< "cudnnOpTensor" */
-    const char *ceiling;          /**< "memcpy", or NULL */
-    enum cl_metric metric;        /**< GB/s or TFLOP/s */
-    double speed_target;          /**< full speed credit at this ratio */
-    enum cl_speed_vs speed_vs;    /**< the ratio: speedup or % of ceiling */
-    double bonus_at; /**< a speedup worth a line of praise in the report
-                          (no points); 0: none */
-    int needs_gpu;   /**< 0 only for the engine's own tests */
-    /** Check the lab's data files (a trained model) before anything runs;
-     *  0, or -1 with the reason in @p err (exit CL_EXIT_DATA). NULL: the
-     *  lab has none. Runs in the grader's own process: no CUDA here. */
-    int (*check_data)(char *err, size_t len);
-    double timeout_s;            /**< default limit per case */
-    const char *profile_case;    /**< the case make profile runs */
+    const char *id;             /**< "01" */
+    const char *slug;           /**< "vector-add" */
+    const char *title;          /**< "Vector add" */
+    const char *source;         /**< the file the student edits */
+    const char *todo;           /**< the marker: "TODO(lab1)" */
+    const struct cl_caps *caps; /**< what a submission may use (symbols.h) */
+    const char *baseline;       /**< "cudnnOpTensor" */
+    const char *ceiling;        /**< "copy", or NULL */
+    enum cl_metric metric;      /**< GB/s or TFLOP/s */
+    int needs_gpu;              /**< 0: the CPU self-test lab */
+    const char *profile_case;   /**< the case make profile runs */
     const struct cl_case *cases; /**< the cases, in spec order */
     int ncases;                  /**< how many */
-    /** Resolve entry points in @p lib (a dlopen handle) and create handles;
-     *  on failure return NULL and say why in @p err. */
-    void *(*setup)(void *lib, char *err, size_t len);
-    /** Run case @p c and fill @p r (index, score and limits are set by the
-     *  engine). */
-    void (*run)(void *state, const struct cl_ctx *ctx, const struct cl_case *c,
-                struct cl_result *r);
-    /** Free what setup made. */
-    void (*teardown)(void *state);
+    size_t arg_size;             /**< sizeof the case struct */
+    /** Buffers, work and tolerance of case @p arg (harness.h). */
+    int (*plan)(const void *arg, struct cl_plan *p);
+    /** Fill the inputs of call @p call; NULL: every input uniform in
+     *  [-1, 1) from stream (buffer index + 1). */
+    void (*fill)(const struct cl_fill *f, const void *arg, int call);
+    /** Check a call's outputs against the CPU reference: 1 when wrong. */
+    int (*check)(struct cl_check *ck);
+    /** Compare the student's outputs with the baseline's; NULL: every
+     *  float output within twice the tolerance, integers exactly. */
+    int (*versus)(struct cl_vs *v);
+    /** The library baseline(s); NULL: none. */
+    const struct cl_baseline *base;
+    /** Read and check the lab's data files (Lab 6's trained model) in the
+     *  grader's process before anything runs; NULL: none. */
+    int (*load_data)(struct cl_lab_data **out, char *err, size_t len);
+    /** Fill case-dependent values from the data into @p arg (a copy of
+     *  the case's struct); NULL: none. */
+    void (*bind_data)(const struct cl_lab_data *d, void *arg);
+    /** After the last call of a case: print or judge what only this lab
+     *  does (Lab 6's accuracy, its demo); NULL: none. */
+    int (*finish)(struct cl_check *ck);
 };
 
 /** Every lab the grader knows, in order; NULL-terminated. */
@@ -156,6 +186,8 @@ extern const struct cl_lab *const cl_labs[];
  */
 const struct cl_lab *cl_lab_find(const char *name,
                                  const struct cl_lab *const *extra);
+
+struct cl_policy;
 
 /** Options of one grading run. */
 struct cl_grade_opts {
@@ -170,6 +202,11 @@ struct cl_grade_opts {
     int bench;             /**< run the speed and bench cases only */
     int demo;              /**< run the demo cases only */
     int profile;           /**< mark the student's call for a profiler */
+    int tool_mode;         /**< under a profiler or sanitizer: sandbox off */
+    int no_trace;          /**< no CUPTI trace (measurements only) */
+    int check_only;        /**< static checks only, no GPU */
+    const struct cl_policy *policy; /**< points and targets; NULL: default */
+    const char *runner;    /**< the runner executable; NULL: beside us */
 };
 
 #define CL_MAX_CASES 64 /**< cases in one lab, at most */
@@ -179,10 +216,14 @@ struct cl_grade {
     const struct cl_lab *lab;         /**< the lab graded */
     uint64_t seed;                    /**< the input seed */
     const char *lib_path;             /**< the submission */
+    const char *policy_name;          /**< the policy used */
+    const struct cl_policy *policy;   /**< its rules (NULL: the default) */
     int n;                            /**< cases selected */
     struct cl_result r[CL_MAX_CASES]; /**< their results, in run order */
     int have_gpu;                     /**< gpu is valid */
-    struct cl_gpu_info gpu;           /**< the GPU, from the worker */
+    struct cl_gpu_info gpu;           /**< the GPU, from the judge */
+    int sandbox;                      /**< the runners' sandbox steps */
+    int runner_uid;                   /**< the user they ran as */
     int all_correct;                  /**< every case's output was right */
     double score;                     /**< points earned */
     double max_score;                 /**< points available */

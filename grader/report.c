@@ -3,7 +3,10 @@
 #include "report.h"
 
 #include "fileio.h"
+#include "policy.h"
+#include "sandbox.h"
 #include "score.h"
+#include "trace.h"
 
 #include <cjson/cJSON.h>
 
@@ -46,7 +49,31 @@ static const char *ceiling_name(const struct cl_lab *lab)
 {
     if (lab->ceiling)
         return lab->ceiling;
-    return lab->metric == CL_METRIC_GBPS ? "memcpy" : "SGEMM peak";
+    return lab->metric == CL_METRIC_GBPS ? "copy" : "SGEMM peak";
+}
+
+static const struct cl_policy *policy_of(const struct cl_grade *g)
+{
+    return g->policy ? g->policy : cl_policy_default();
+}
+
+/* what the sandbox did, or that there was none, for the header */
+static void sandbox_line(const struct cl_grade *g, char *buf, size_t len)
+{
+    char what[256];
+    if (!g->sandbox) {
+        snprintf(buf, len, "sandbox: none recorded (nothing ran)");
+        return;
+    }
+    cl_sandbox_describe(g->sandbox, g->runner_uid, what, sizeof what);
+    const char *missing = "";
+    if (!(g->sandbox & CL_SBX_SECCOMP1))
+        missing = "; NO SECCOMP: the runner is not confined (tool mode?)";
+    else if (!(g->sandbox & CL_SBX_USER) && g->runner_uid != 0)
+        missing = "; same user as the grader (not root: no user change)";
+    else if (!(g->sandbox & CL_SBX_USER))
+        missing = "; RUNS AS ROOT: could not change user";
+    snprintf(buf, len, "sandbox: %s%s", what, missing);
 }
 
 void cl_report_platform(const struct cl_grade *g, char *buf, size_t len)
@@ -114,14 +141,15 @@ static void fmt_ms(char *buf, size_t len, double ms, int valid)
 int cl_bonus_cases(const struct cl_grade *g, int *which, int max)
 {
     const struct cl_lab *lab = g->lab;
+    double bonus = cl_policy_bonus(policy_of(g), lab);
     int n = 0;
-    if (lab->bonus_at <= 0 || !g->all_correct)
+    if (bonus <= 0 || !g->all_correct)
         return 0;
     for (int k = 0; k < g->n; k++) {
         const struct cl_result *r = &g->r[k];
         if (lab->cases[r->index].kind == CL_CASE_CORRECT || !r->timed ||
             r->status != CL_ST_PASS || r->t_ms <= 0 ||
-            r->base_ms / r->t_ms < lab->bonus_at)
+            r->base_ms / r->t_ms < bonus)
             continue;
         if (n < max)
             which[n] = k;
@@ -138,7 +166,8 @@ static void print_bonus(FILE *f, const struct cl_grade *g, int color)
     if (!n)
         return;
     fprintf(f, "%sbonus:%s %.1fx %s or better on", color ? GREEN : "",
-            color ? RESET : "", g->lab->bonus_at, g->lab->baseline);
+            color ? RESET : "", cl_policy_bonus(policy_of(g), g->lab),
+            g->lab->baseline);
     for (int i = 0; i < n; i++) {
         const struct cl_result *r = &g->r[which[i]];
         fprintf(f, "%s %s (%.2fx)", i ? "," : "", g->lab->cases[r->index].name,
@@ -153,8 +182,14 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
     const struct cl_lab *lab = g->lab;
     char plat[256];
     cl_report_platform(g, plat, sizeof plat);
-    fprintf(f, "%sLab %s: %s%s  (seed %" PRIu64 ", %s)\n", color ? BOLD : "",
-            lab->id, lab->title, color ? RESET : "", g->seed, plat);
+    fprintf(f, "%sLab %s: %s%s  (seed %" PRIu64 ", %s, policy %s)\n",
+            color ? BOLD : "", lab->id, lab->title, color ? RESET : "", g->seed,
+            plat, g->policy_name ? g->policy_name : "default");
+    if (g->sandbox) {
+        char sb[400];
+        sandbox_line(g, sb, sizeof sb);
+        fprintf(f, "  %s\n", sb);
+    }
     if (g->exit_code == CL_EXIT_NO_GPU || g->exit_code == CL_EXIT_LOAD ||
         g->exit_code == CL_EXIT_FORBIDDEN || g->exit_code == CL_EXIT_INTERNAL ||
         g->exit_code == CL_EXIT_DATA) {
@@ -199,6 +234,12 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
         const struct cl_result *r = &g->r[k];
         if (r->msg[0])
             fprintf(f, "  %s: %s\n", lab->cases[r->index].name, r->msg);
+        if (r->timed && r->trace.on && r->trace.n > 0) {
+            char lines[4096];
+            cl_trace_describe(&r->trace, "      ", 6, lines, sizeof lines);
+            fprintf(f, "  %s: your call launched (one timed call):\n%s",
+                    lab->cases[r->index].name, lines);
+        }
         if (first_fail < 0 && r->status != CL_ST_PASS)
             first_fail = k;
     }
@@ -217,10 +258,29 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
         fprintf(f, " labs/%s-%s/README.md explains each task.\n", lab->id,
                 lab->slug);
     } else if (g->speed_score < g->speed_max - 1e-9) {
-        fprintf(f,
-                "hint: correct everywhere; full speed credit needs %.2fx "
-                "of %s (see the README's grading table).\n",
-                lab->speed_target, lab->baseline);
+        for (int k = 0; k < g->n; k++) {
+            const struct cl_result *r = &g->r[k];
+            if (lab->cases[r->index].kind != CL_CASE_SPEED ||
+                r->score >= r->max_score - 1e-9)
+                continue;
+            struct cl_speed_rule rule =
+                cl_policy_speed(policy_of(g), lab, r->index);
+            if (rule.vs == CL_VS_CEILING)
+                fprintf(f,
+                        "hint: correct everywhere; '%s' reaches %.0f%% of "
+                        "the %s ceiling, and full speed credit needs %.0f%% "
+                        "(see the README's grading table).\n",
+                        lab->cases[r->index].name, 100 * r->ratio,
+                        ceiling_name(lab), 100 * rule.full_at);
+            else
+                fprintf(f,
+                        "hint: correct everywhere; '%s' runs at %.2fx %s, "
+                        "and full speed credit needs %.2fx (see the README's "
+                        "grading table).\n",
+                        lab->cases[r->index].name, r->ratio, lab->baseline,
+                        rule.full_at);
+            break;
+        }
     }
 }
 
@@ -281,11 +341,20 @@ char *cl_report_json(const struct cl_grade *g)
         cJSON_AddStringToObject(e, "status", cl_status_name(r->status));
         cJSON_AddBoolToObject(e, "timed", r->timed);
         if (r->timed) {
+            struct cl_speed_rule rule =
+                cl_policy_speed(policy_of(g), lab, r->index);
             cJSON_AddNumberToObject(e, "time_ms", r->t_ms);
             cJSON_AddNumberToObject(e, "baseline_ms", r->base_ms);
             cJSON_AddNumberToObject(e, "speedup",
                                     r->t_ms > 0 ? r->base_ms / r->t_ms : 0);
+            cJSON_AddNumberToObject(e, "ratio", r->ratio);
+            cJSON_AddNumberToObject(e, "target", r->target);
+            cJSON_AddStringToObject(e, "vs", rule.vs == CL_VS_CEILING
+                                                 ? "ceiling"
+                                                 : "baseline");
             cJSON_AddNumberToObject(e, "throughput", throughput(lab, r));
+            cJSON_AddNumberToObject(e, "samples", r->samples);
+            cJSON_AddNumberToObject(e, "unexplained_ms", r->unexplained_ms);
             if (r->ceil_ms > 0)
                 cJSON_AddNumberToObject(e, "ceiling_ms", r->ceil_ms);
             if (r->status == CL_ST_PASS && r->t_ms > 0) {
@@ -297,6 +366,33 @@ char *cl_report_json(const struct cl_grade *g)
                 cJSON_AddStringToObject(l, "order", "desc");
                 cJSON_AddItemToArray(board, l);
             }
+        }
+        if (r->trace.on) {
+            cJSON *tr = cJSON_AddArrayToObject(e, "trace");
+            for (int i = 0; i < r->trace.n && i < CL_TRACE_MAX; i++) {
+                const struct cl_trace_rec *tc = &r->trace.rec[i];
+                cJSON *one = cJSON_CreateObject();
+                char name[128];
+                if (tc->kind == 0)
+                    cl_trace_name(tc->name, name, sizeof name);
+                else
+                    snprintf(name, sizeof name, "%s",
+                             tc->kind == 1 ? "memcpy" : "memset");
+                cJSON_AddStringToObject(one, "name", name);
+                cJSON_AddItemToObject(
+                    one, "grid", cJSON_CreateIntArray(tc->grid, 3));
+                cJSON_AddItemToObject(
+                    one, "block", cJSON_CreateIntArray(tc->block, 3));
+                cJSON_AddNumberToObject(one, "count", tc->count);
+                cJSON_AddNumberToObject(one, "ms", tc->ms);
+                cJSON_AddStringToObject(one, "stream",
+                                        tc->stream == CL_ON_OTHER ? "other"
+                                        : tc->stream == CL_ON_LEGACY
+                                            ? "legacy default"
+                                            : "given");
+                cJSON_AddItemToArray(tr, one);
+            }
+            cJSON_AddNumberToObject(e, "trace_busy_ms", r->trace.busy_ms);
         }
         cJSON_AddItemToArray(cases, e);
     }
@@ -313,6 +409,13 @@ char *cl_report_json(const struct cl_grade *g)
     cJSON_AddNumberToObject(x, "speed_score", g->speed_score);
     cJSON_AddStringToObject(x, "metric", metric_unit(lab));
     cJSON_AddStringToObject(x, "baseline", lab->baseline);
+    cJSON_AddStringToObject(x, "policy",
+                            g->policy_name ? g->policy_name : "default");
+    if (g->sandbox) {
+        char sb[400];
+        sandbox_line(g, sb, sizeof sb);
+        cJSON_AddStringToObject(x, "sandbox", sb);
+    }
     if (g->have_gpu) {
         cJSON *gp = cJSON_AddObjectToObject(x, "gpu");
         cJSON_AddStringToObject(gp, "name", g->gpu.name);
@@ -345,7 +448,7 @@ void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
     double scale = lab->metric == CL_METRIC_GBPS ? 1e9 : 1e12;
     if (header)
         fprintf(f, "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,"
-                   "baseline_rate,ceiling_rate\n");
+                   "baseline_rate,ceiling_rate,ratio\n");
     for (int k = 0; k < g->n; k++) {
         const struct cl_result *r = &g->r[k];
         if (!r->timed || r->t_ms <= 0 || r->status != CL_ST_PASS)
@@ -359,9 +462,9 @@ void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
         for (char *p = name; *p; p++)
             if (*p == ',')
                 *p = ';';
-        fprintf(f, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", lab->id,
-                label ? label : "student", name, r->work, r->t_ms, r->base_ms,
-                r->ceil_ms, throughput(lab, r), br, cr);
+        fprintf(f, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                lab->id, label ? label : "student", name, r->work, r->t_ms,
+                r->base_ms, r->ceil_ms, throughput(lab, r), br, cr, r->ratio);
     }
 }
 

@@ -1,19 +1,29 @@
 /* score.c: speed credit, the physical floor, and totals. */
 #include "score.h"
 
+#include "policy.h"
+
 const char *cl_status_name(enum cl_status s)
 {
     static const char *const names[CL_ST_COUNT] = {
-        "pass",    "wrong",    "out-of-bounds", "cuda-error",    "crash",
-        "timeout", "too-fast", "not-run",       "internal-error"};
+        "pass",    "wrong",    "out-of-bounds", "cuda-error",
+        "crash",   "timeout",  "too-fast",      "not-run",
+        "internal-error", "forbidden", "unconfirmed"};
     return (unsigned)s < CL_ST_COUNT ? names[s] : "unknown";
 }
 
-double cl_speed_credit(double points, double speedup, double target)
+int cl_status_correct(enum cl_status s)
 {
-    if (speedup <= 0 || target <= 0)
+    return s == CL_ST_PASS || s == CL_ST_TOO_FAST || s == CL_ST_UNCONFIRMED;
+}
+
+double cl_speed_credit(double points, double ratio,
+                       const struct cl_speed_rule *rule)
+{
+    double span = rule->full_at - rule->zero_at;
+    if (ratio <= 0 || span <= 0 || ratio <= rule->zero_at)
         return 0.0;
-    double f = speedup / target;
+    double f = (ratio - rule->zero_at) / span;
     return points * (f < 1.0 ? f : 1.0);
 }
 
@@ -31,48 +41,50 @@ double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
     return rate > 0 ? work / rate * 1e3 : 0.0;
 }
 
-double cl_speed_ratio(const struct cl_lab *lab, const struct cl_case *c,
-                      const struct cl_result *r, double *target)
+double cl_speed_ratio(const struct cl_speed_rule *rule,
+                      const struct cl_result *r)
 {
-    enum cl_speed_vs vs = c->vs ? c->vs : lab->speed_vs;
-    if (target)
-        *target = c->target > 0 ? c->target : lab->speed_target;
     if (!r->timed || r->t_ms <= 0)
         return 0.0;
-    if (vs == CL_VS_CEILING)
+    if (rule->vs == CL_VS_CEILING)
         return r->ceil_ms > 0 && r->ceil_work > 0
                    ? (r->work / r->t_ms) / (r->ceil_work / r->ceil_ms)
                    : 0.0;
-    return r->base_ms / r->t_ms;
+    return r->base_ms > 0 ? r->base_ms / r->t_ms : 0.0;
 }
 
-void cl_score_grade(struct cl_grade *g)
+void cl_score_grade(struct cl_grade *g, const struct cl_policy *policy)
 {
     const struct cl_lab *lab = g->lab;
+    const struct cl_policy *p = policy ? policy : cl_policy_default();
     g->all_correct = g->n > 0;
     for (int i = 0; i < g->n; i++)
-        if (g->r[i].status != CL_ST_PASS && g->r[i].status != CL_ST_TOO_FAST)
+        if (!cl_status_correct(g->r[i].status))
             g->all_correct = 0;
     g->correct_score = g->correct_max = 0;
     g->speed_score = g->speed_max = 0;
     for (int i = 0; i < g->n; i++) {
         struct cl_result *r = &g->r[i];
         const struct cl_case *c = &lab->cases[r->index];
-        r->max_score = c->points;
+        int scored = c->kind == CL_CASE_CORRECT || c->kind == CL_CASE_SPEED;
+        r->max_score = scored ? cl_policy_points(p, lab, r->index) : 0;
         r->score = 0;
         if (c->kind == CL_CASE_CORRECT) {
             if (r->status == CL_ST_PASS)
-                r->score = c->points;
+                r->score = r->max_score;
             g->correct_max += r->max_score;
             g->correct_score += r->score;
-        } else {
-            double target = 0.0;
-            double ratio = cl_speed_ratio(lab, c, r, &target);
-            if (g->all_correct && r->status == CL_ST_PASS)
-                r->score = cl_speed_credit(c->points, ratio, target);
-            g->speed_max += r->max_score;
-            g->speed_score += r->score;
+            continue;
         }
+        struct cl_speed_rule rule = cl_policy_speed(p, lab, r->index);
+        r->ratio = cl_speed_ratio(&rule, r);
+        r->target = rule.full_at;
+        if (c->kind != CL_CASE_SPEED)
+            continue;
+        if (g->all_correct && r->status == CL_ST_PASS)
+            r->score = cl_speed_credit(r->max_score, r->ratio, &rule);
+        g->speed_max += r->max_score;
+        g->speed_score += r->score;
     }
     g->score = g->correct_score + g->speed_score;
     g->max_score = g->correct_max + g->speed_max;

@@ -3,10 +3,13 @@
  * @brief Scoring: speed credit, the physical floor, and a grade's totals.
  *
  * Correctness points are earned case by case. Speed points are earned only
- * when every correctness check of the run passed: a speed case earns
- * points * min(1, ratio / target), where the ratio is the speedup over the
- * baseline (baseline median / student median) or the fraction of the
- * ceiling's throughput reached, as the lab or case says (docs/grading.md).
+ * when every correctness check of the run passed: a speed case earns its
+ * points times the fraction its ratio reaches along the policy's band
+ * (nothing at or below zero_at, all of it at full_at), where the ratio is
+ * the speedup over the baseline (baseline median / student median) or the
+ * fraction of the ceiling's throughput reached (docs/grading.md). The
+ * ratio is computed here, once, and stored in the result: the report, the
+ * gradebook, the bench CSV and the plots read it from there.
  */
 #ifndef CL_SCORE_H
 #define CL_SCORE_H
@@ -17,8 +20,11 @@
 extern "C" {
 #endif
 
-/** points * min(1, speedup / target); 0 for a non-positive speedup. */
-double cl_speed_credit(double points, double speedup, double target);
+struct cl_policy;
+
+/** points * clamp((ratio - zero_at) / (full_at - zero_at), 0, 1). */
+double cl_speed_credit(double points, double ratio,
+                       const struct cl_speed_rule *rule);
 
 /**
  * The least time in ms that @p work (bytes or FLOPs) can take on @p g: work
@@ -29,15 +35,16 @@ double cl_speed_credit(double points, double speedup, double target);
 double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g);
 
 /**
- * The ratio that case @p c's speed credit is measured by: the speedup over
- * the baseline, or the student's throughput as a fraction of the ceiling's
- * (0 when not timed). The target it is compared with goes to *target.
+ * The ratio a timed result is scored on under @p rule: the speedup over the
+ * baseline, or the student's throughput as a fraction of the ceiling's
+ * (0 when not timed).
  */
-double cl_speed_ratio(const struct cl_lab *lab, const struct cl_case *c,
-                      const struct cl_result *r, double *target);
+double cl_speed_ratio(const struct cl_speed_rule *rule,
+                      const struct cl_result *r);
 
-/** Fill the per-case and total scores of @p g from its results. */
-void cl_score_grade(struct cl_grade *g);
+/** Fill the per-case and total scores of @p g under @p policy (NULL: the
+ *  built-in default). */
+void cl_score_grade(struct cl_grade *g, const struct cl_policy *policy);
 
 #ifdef __cplusplus
 }

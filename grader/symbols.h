@@ -1,11 +1,18 @@
 /**
  * @file symbols.h
- * @brief Read a shared library's dynamic symbols without loading it.
+ * @brief What a submission may use, checked in its ELF file before it runs.
  *
- * The grader reads the submission's ELF file before anything runs: the
- * entry points must be defined, and no undefined symbol or needed library
- * may belong to a forbidden library (a student who includes cublas_v2.h and
- * calls cublasSgemm leaves an undefined "cublasSgemm_v2" behind).
+ * The grader reads the submission's dynamic symbols, needed libraries and
+ * executable code without loading it, and holds them against the lab's
+ * capabilities: every entry point must be defined with C linkage; every
+ * imported function must be on the allow-list (the CUDA runtime minus host
+ * callbacks, IPC and driver entry points; cuBLAS where the lab allows it;
+ * the C and C++ runtime's memory, string, math and printing functions;
+ * getenv); no needed library may be outside the lab's list; no library the
+ * lab forbids may be linked in statically; and the code may not contain a
+ * system call instruction. The refusal names the symbol and says why.
+ * The run-time sandbox enforces the same rules again (sandbox.h); this
+ * check turns a violation into a clear message before anything runs.
  */
 #ifndef CL_SYMBOLS_H
 #define CL_SYMBOLS_H
@@ -24,12 +31,19 @@ struct cl_symtab {
     size_t nundefined; /**< entries in undefined */
     char **needed;     /**< DT_NEEDED library names */
     size_t nneeded;    /**< entries in needed */
+    long syscall_at;   /**< file offset of a system call instruction in
+                            executable code, or -1 */
 };
 
 /**
- * Read @p path (a 64-bit little-endian ELF shared object). Returns 0, or -1
- * with a one-line reason in @p err.
+ * Read the ELF shared object in @p buf (@p size bytes; a 64-bit
+ * little-endian x86-64 or AArch64 object). Returns 0, or -1 with a
+ * one-line reason in @p err. @p name names it in messages.
  */
+int cl_symtab_parse(const unsigned char *buf, size_t size, const char *name,
+                    struct cl_symtab *t, char *err, size_t len);
+
+/** cl_symtab_parse() of the file at @p path. */
 int cl_symtab_read(const char *path, struct cl_symtab *t, char *err,
                    size_t len);
 
@@ -39,12 +53,44 @@ void cl_symtab_free(struct cl_symtab *t);
 /** True when @p name is among the defined symbols. */
 int cl_symtab_defines(const struct cl_symtab *t, const char *name);
 
+/** What a lab's submission may use beyond the common allow-list. */
+struct cl_caps {
+    const char *const *imports;   /**< more allowed imports ("cublas*") */
+    const char *const *libraries; /**< more allowed needed libraries
+                                       ("libcublas.so") */
+    const char *const *forbidden; /**< library prefixes the lab forbids
+                                       ("cublas", "cudnn"): never linked,
+                                       loaded, or seen in a kernel name */
+    int any_import; /**< the self-test lab: imports are not checked, so
+                         that its fixtures reach the sandbox */
+};
+
+/** The outcome of cl_caps_check(). */
+enum cl_caps_verdict {
+    CL_CAPS_OK = 0,      /**< nothing wrong */
+    CL_CAPS_MISSING,     /**< an entry point is missing (exit 5) */
+    CL_CAPS_FORBIDDEN    /**< something the lab forbids (exit 4) */
+};
+
 /**
- * First undefined symbol or needed library that starts with (library:
- * "lib" + prefix) one of @p prefixes (NULL-terminated); NULL if none.
+ * Hold @p t against @p caps and the entry points @p entries
+ * (NULL-terminated). The first problem is described in @p why.
  */
-const char *cl_symtab_forbidden(const struct cl_symtab *t,
-                                const char *const *prefixes);
+enum cl_caps_verdict cl_caps_check(const struct cl_caps *caps,
+                                   const char *const *entries,
+                                   const struct cl_symtab *t, char *why,
+                                   size_t len);
+
+/** Is a library file named @p base (e.g. "libcudnn.so.9") one that @p caps
+ *  forbids? */
+int cl_caps_library_forbidden(const struct cl_caps *caps, const char *base);
+
+/** The forbidden prefixes of @p caps (NULL-terminated; may be NULL). */
+const char *const *cl_caps_forbidden_prefixes(const struct cl_caps *caps);
+
+/** Why @p name may not be imported ("starting processes or programs"),
+ *  or NULL when the common rules allow it. Exposed for tests. */
+const char *cl_caps_refusal(const struct cl_caps *caps, const char *name);
 
 #ifdef __cplusplus
 }

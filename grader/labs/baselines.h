@@ -8,6 +8,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,6 +20,32 @@ extern "C" {
  */
 void cl_pad_left(const float *x, float *xp, long long rows, int T, int pad,
                  cudaStream_t s);
+
+struct cudnnContext;
+
+/** cuDNN's convolution of Lab 2, its algorithm found once. */
+struct cl_cudnn_conv;
+
+/**
+ * x (N, C, 1, Win) convolved with w (C, C / groups, 1, K), padding @p pad
+ * on both sides of the width, into y (N, C, 1, Wout), FP32 with
+ * CUDNN_FMA_MATH; the fastest true-FP32 algorithm on these buffers. NULL
+ * with the reason in @p why when cuDNN has none.
+ */
+struct cl_cudnn_conv *cl_cudnn_conv_create(struct cudnnContext *h, int N,
+                                           int C, int Win, int K, int pad,
+                                           int groups, int Wout,
+                                           const float *x, const float *w,
+                                           float *y, char *why, size_t len);
+
+/** "cuDNN conv algo N". */
+const char *cl_cudnn_conv_name(const struct cl_cudnn_conv *d);
+
+/** One convolution on @p s; 0 or cuDNN's status. */
+int cl_cudnn_conv_run(struct cl_cudnn_conv *d, cudaStream_t s);
+
+/** Free it (NULL is fine). */
+void cl_cudnn_conv_destroy(struct cl_cudnn_conv *d);
 
 struct adamw_tensor;
 struct adamw_hparams;
@@ -58,6 +86,11 @@ struct cl_cudnn_gru *cl_cudnn_gru_create(struct cudnnContext *h, int algo,
                                          int T, int B, int I, int H, int L,
                                          const struct gru_weights *layers,
                                          char *why, size_t len);
+
+/** Copy new values of the same weights (device pointers) into the GRU's
+ *  weight space: the inputs of a case change on every call. */
+void cl_cudnn_gru_repack(struct cl_cudnn_gru *g,
+                         const struct gru_weights *layers);
 
 /**
  * One forward pass: x (T, B, I), h0 (L, B, H) -> y (T, B, H), h_n (L, B, H).
@@ -104,6 +137,38 @@ void cl_broadcast_rows(const float *bias, float *out, int rows, int n,
  *  next[row] when next is not NULL. */
 void cl_argmax_rows(const float *x, int rows, int n, int *idx, float *val,
                     int *next, cudaStream_t s);
+
+struct seq2seq_model;
+
+/** Lab 6's framework-style pipeline (pipeline.c). */
+struct cl_pipeline;
+
+/**
+ * The greedy decode of @p m (device pointers) for src (S, B), writing the
+ * tokens (T, B) and their logits (T, B) into @p tokens and @p chosen. NULL
+ * with the reason in @p why when cuDNN refuses the shape.
+ */
+struct cl_pipeline *cl_pipeline_create(struct cudnnContext *dnn, void *blas,
+                                       const struct seq2seq_model *m,
+                                       const int *src, int S, int T, int B,
+                                       int *tokens, float *chosen, char *why,
+                                       size_t len);
+
+/** The model's weights changed: copy them into cuDNN's weight spaces. */
+void cl_pipeline_repack(struct cl_pipeline *p);
+
+/** Enqueue the whole decode, eagerly, on @p s. */
+void cl_pipeline_eager(struct cl_pipeline *p, cudaStream_t s);
+
+/** Capture the eager decode once into a CUDA graph; 0, or -1 with why. */
+int cl_pipeline_capture(struct cl_pipeline *p, cudaStream_t s, char *why,
+                        size_t len);
+
+/** Launch the captured graph on @p s. */
+void cl_pipeline_graph(struct cl_pipeline *p, cudaStream_t s);
+
+/** Free it (NULL is fine). */
+void cl_pipeline_destroy(struct cl_pipeline *p);
 
 /** p[i] = v for i < n (int). */
 void cl_fill_int(int *p, int v, int n, cudaStream_t s);

@@ -30,6 +30,7 @@ struct cl_cudnn_gru {
     void *wspace, *work;
     size_t wbytes, work_bytes;
     int32_t *seq; /* device: every sequence is T long */
+    int I, H, L;
 };
 
 const char *cl_gru_algo_name(int algo)
@@ -158,12 +159,21 @@ struct cl_cudnn_gru *cl_cudnn_gru_create(struct cudnnContext *h, int algo,
     CUDA_CHECK(cudaMemset(g->wspace, 0, g->wbytes));
     if (g->work_bytes)
         CUDA_CHECK(cudaMalloc(&g->work, g->work_bytes));
+    g->I = I;
+    g->H = H;
+    g->L = L;
     pack_weights(g, I, H, L, layers);
     return g;
 
 unsupported:
     cl_cudnn_gru_destroy(g);
     return NULL;
+}
+
+void cl_cudnn_gru_repack(struct cl_cudnn_gru *g,
+                         const struct gru_weights *layers)
+{
+    pack_weights(g, g->I, g->H, g->L, layers);
 }
 
 int cl_cudnn_gru_forward(struct cl_cudnn_gru *g, const float *x,

@@ -56,13 +56,6 @@ struct adamw_ref_hp {
 void adamw_ref(double *p, double *m, double *v, const float *g, long long n,
                const struct adamw_ref_hp *hp);
 
-/**
- * Lab 4: the parameter tensors of GPT-2 small (148 tensors, 124,439,808
- * elements), in the order of its state_dict; writes up to @p max sizes
- * (@p sizes may be NULL when @p max is 0), returns the count.
- */
-int adamw_gpt2_sizes(long long *sizes, int max);
-
 struct gru_weights;
 
 /**

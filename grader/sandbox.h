@@ -1,0 +1,79 @@
+/**
+ * @file sandbox.h
+ * @brief The runner's sandbox: its own session, an unprivileged user, an
+ *        empty environment, resource limits and a seccomp filter.
+ *
+ * The runner is the only process that executes a submission's code. It is
+ * started by the judge with posix_spawn in a new session (so that the
+ * judge can kill all of it, and anything it starts, with one signal), then
+ * narrows itself in this order: the user (when started as root), the
+ * limits, the parent-death signal and no-new-privileges, and once CUDA is
+ * up, seccomp in two stages: before the submission is loaded (its
+ * constructors run under it) and, stricter, after its entry points are
+ * found. Each step that the platform cannot take is recorded, and the
+ * judge prints the record in the run's header; none is skipped silently.
+ */
+#ifndef CL_SANDBOX_H
+#define CL_SANDBOX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The steps a sandbox took (bits of struct cl_hello's sandboxed). */
+enum cl_sandbox_step {
+    CL_SBX_SESSION = 1 << 0, /**< its own session and process group */
+    CL_SBX_USER = 1 << 1,    /**< an unprivileged user (from root) */
+    CL_SBX_LIMITS = 1 << 2,  /**< CPU, file size, core and process limits */
+    CL_SBX_ENV = 1 << 3,     /**< an emptied environment */
+    CL_SBX_SECCOMP1 = 1 << 4, /**< the first seccomp stage (load) */
+    CL_SBX_SECCOMP2 = 1 << 5, /**< the second stage (no files at all) */
+    CL_SBX_PDEATH = 1 << 6   /**< dies with the judge */
+};
+
+/** What the judge asks of a runner's sandbox. */
+struct cl_sandbox_opts {
+    int enabled;       /**< 0: tool mode (profilers, sanitizers): no seccomp,
+                            no user change, the environment kept */
+    uid_t uid;         /**< when root: the user to become */
+    gid_t gid;         /**< and its group */
+    double cpu_s;      /**< RLIMIT_CPU, seconds */
+};
+
+/**
+ * The first steps, before CUDA starts: the user (only when running as
+ * root), the limits, the parent-death signal (@p judge is the expected
+ * parent), no-new-privileges. Returns the CL_SBX_* bits taken and writes
+ * what was not possible into @p note. Never fails hard: the judge decides
+ * from the bits.
+ */
+int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge,
+                     char *note, size_t len);
+
+/**
+ * Install seccomp stage @p stage (1 or 2). Stage 1 kills the process on
+ * any attempt to start a process or program, signal or trace another
+ * process, read or write another's memory, leave the session, open a
+ * socket, or make memory executable that was not mapped from a file; and
+ * refuses (EACCES) files opened for writing and changes to the file
+ * system. Stage 2 adds: no file may be opened at all, and no memory made
+ * executable. Returns 0, or -1 with the reason in @p note.
+ */
+int cl_sandbox_seccomp(int stage, char *note, size_t len);
+
+/** The user and group a root judge runs the runner as: "nobody", or
+ *  65534 when there is no such user. */
+void cl_sandbox_default_user(uid_t *uid, gid_t *gid);
+
+/** A short description of @p bits, e.g. "session, user nobody, limits,
+ *  seccomp" into @p buf. */
+void cl_sandbox_describe(int bits, int uid, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_SANDBOX_H */
