@@ -44,8 +44,9 @@ extern char **environ;
 #define MAX_TOTAL_MS    2000.0
 #define STABLE_REL      0.01
 #define SPOT_CHECKS     2     /* timed calls checked on the CPU, at random */
+#define TRACE_SPOTS     2     /* timed calls traced at random (not timed) */
 #define OUTPUT_CAP      65536 /* bytes of the runner's output relayed */
-#define ALLOW_ABS_MS    0.025 /* unexplained time allowed per call */
+#define ALLOW_ABS_MS    0.05 /* unexplained time allowed per call */
 #define ALLOW_REL       0.10
 #define WORKSPACE_CAP   ((uint64_t)16 << 30)
 
@@ -145,44 +146,62 @@ struct hb {
     int fd;              /* CPU: its memfd */
     unsigned char handle[64];
     void *mirror;        /* the baseline's version (outputs, state) */
-    int mapped;          /* sent to the runner */
+    void *native;        /* GPU: the judge's own copy of an input or of
+                            the first state, filled, then copied over */
+    int mapped;          /* sent to (or allocated by) the runner */
+    int imported;        /* GPU: the runner's memory, mapped here */
 };
 
-static void hb_alloc(struct hb *b, size_t bytes, size_t offset)
+/* the sizes of a buffer with its guards, before anyone allocates it */
+static void hb_size(struct hb *b, size_t bytes, size_t offset)
 {
     memset(b, 0, sizeof *b);
     b->fd = -1;
     b->bytes = bytes;
     b->at = CL_GUARD_BYTES + offset;
     b->alloc = b->at + bytes + CL_GUARD_BYTES;
-    if (J.gpu) {
-        CUDA_CHECK(cudaMalloc((void **)&b->base, b->alloc));
-        cudaIpcMemHandle_t h;
-        CUDA_CHECK(cudaIpcGetMemHandle(&h, b->base));
-        memcpy(b->handle, &h, sizeof h);
-        CUDA_CHECK(cudaMemsetAsync(b->base, CL_CANARY, b->at, J.s));
-        CUDA_CHECK(cudaMemsetAsync(b->base + b->at + bytes, CL_CANARY,
-                                   CL_GUARD_BYTES, J.s));
-    } else {
-        b->fd = memfd_create("cl-buffer", MFD_CLOEXEC);
-        if (b->fd < 0 || ftruncate(b->fd, (off_t)b->alloc) != 0)
-            cl_fatal(__FILE__, __LINE__, "memfd_create", "libc",
-                     strerror(errno));
-        b->base = mmap(NULL, b->alloc, PROT_READ | PROT_WRITE, MAP_SHARED,
-                       b->fd, 0);
-        if (b->base == MAP_FAILED)
-            cl_fatal(__FILE__, __LINE__, "mmap", "libc", strerror(errno));
-        memset(b->base, CL_CANARY, b->alloc);
-    }
+}
+
+/* GPU: map the runner's allocation, arm its guards, and make the judge's
+ * own copy for an input */
+static void hb_import(struct hb *b, const unsigned char *handle, int native)
+{
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    CUDA_CHECK(cudaIpcOpenMemHandle((void **)&b->base, h,
+                                    cudaIpcMemLazyEnablePeerAccess));
+    b->imported = 1;
+    b->ptr = b->base + b->at;
+    CUDA_CHECK(cudaMemsetAsync(b->base, CL_CANARY, b->at, J.s));
+    CUDA_CHECK(cudaMemsetAsync(b->base + b->at + b->bytes, CL_CANARY,
+                               CL_GUARD_BYTES, J.s));
+    if (native)
+        CUDA_CHECK(cudaMalloc(&b->native, b->bytes ? b->bytes : 1));
+}
+
+/* the CPU lab: a shared memfd, mapped here and sent to the runner */
+static void hb_alloc(struct hb *b, size_t bytes, size_t offset)
+{
+    hb_size(b, bytes, offset);
+    b->fd = memfd_create("cl-buffer", MFD_CLOEXEC);
+    if (b->fd < 0 || ftruncate(b->fd, (off_t)b->alloc) != 0)
+        cl_fatal(__FILE__, __LINE__, "memfd_create", "libc", strerror(errno));
+    b->base = mmap(NULL, b->alloc, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
+                   0);
+    if (b->base == MAP_FAILED)
+        cl_fatal(__FILE__, __LINE__, "mmap", "libc", strerror(errno));
+    memset(b->base, CL_CANARY, b->alloc);
     b->ptr = b->base + b->at;
 }
 
 static void hb_free(struct hb *b, int device_ok)
 {
     if (J.gpu) {
+        if (b->imported)
+            cudaIpcCloseMemHandle(b->base); /* the runner may be gone */
         if (device_ok) {
-            if (b->base)
-                CUDA_CHECK(cudaFree(b->base));
+            if (b->native)
+                CUDA_CHECK(cudaFree(b->native));
             if (b->mirror)
                 CUDA_CHECK(cudaFree(b->mirror));
         }
@@ -278,8 +297,10 @@ static unsigned char *fill_target(const struct cl_fill *f, int buf,
     if (from_byte > bytes || n_bytes > bytes - from_byte)
         cl_fatal(__FILE__, __LINE__, "fill", "grader",
                  "a fill runs past its buffer");
-    if (c->live)
-        return (unsigned char *)c->live[buf].ptr + from_byte;
+    if (c->live) /* the judge's own copy, when the buffer has one */
+        return (unsigned char *)(c->live[buf].native ? c->live[buf].native
+                                                     : c->live[buf].ptr) +
+               from_byte;
     if (!c->host[buf])
         c->host[buf] = cl_xcalloc(1, bytes ? bytes : 1);
     return (unsigned char *)c->host[buf] + from_byte;
@@ -446,8 +467,13 @@ static int runner_spawn(struct runner *rn, const struct cl_lab *lab,
     char exe[4200], dir[4096];
     if (o->runner)
         snprintf(exe, sizeof exe, "%s", o->runner);
-    else
-        snprintf(exe, sizeof exe, "%s/cl-runner", self_dir(dir, sizeof dir));
+    else {
+        /* beside us (build/bin), or beside the test programs' bin */
+        self_dir(dir, sizeof dir);
+        snprintf(exe, sizeof exe, "%s/cl-runner", dir);
+        if (access(exe, X_OK) != 0)
+            snprintf(exe, sizeof exe, "%s/../bin/cl-runner", dir);
+    }
     char uid[16], gid[16], cpu[32];
     uid_t u;
     gid_t g;
@@ -630,6 +656,7 @@ struct kase {
     double limit_s;
     double dry_ms;       /* wall time of an empty frame */
     int has_state;
+    int timing_case; /* the case is timed: the untimed-work rule applies */
     /* the baseline */
     const struct cl_baseline *base;
     void *base_st;
@@ -1017,6 +1044,45 @@ static int start_runner(struct kase *k)
     return 0;
 }
 
+/* GPU: have the runner allocate the planned buffers not yet allocated
+ * (the workspace comes later), and map them here */
+static int alloc_buffers(struct kase *k, int asked)
+{
+    static struct cl_map m, got;
+    memset(&m, 0, sizeof m);
+    m.total = k->plan.nbuf;
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        const struct cl_buf_plan *p = &k->plan.buf[i];
+        struct hb *b = &k->hb[i];
+        if (b->mapped || p->ask != asked)
+            continue;
+        struct cl_map_buf *mb = &m.b[m.n++];
+        mb->index = i;
+        mb->alloc = b->alloc;
+        mb->at = b->at;
+        mb->bytes = b->bytes;
+        b->mapped = 1;
+    }
+    if (!m.n)
+        return 0;
+    int rc = talk(&k->rn, J_ALLOC, &m, sizeof m, NULL, 0, R_ALLOCATED, &got,
+                  sizeof got, 120.0);
+    if (rc != TALK_OK)
+        return runner_lost(k, rc, " while allocating the buffers");
+    if (got.n != m.n)
+        return fail(k, CL_ST_INTERNAL,
+                    "the runner could not allocate the case's buffers (out of "
+                    "GPU memory?)");
+    for (int j = 0; j < got.n; j++) {
+        int i = m.b[j].index; /* ours, not the reply's */
+        enum cl_role role = k->plan.buf[i].role;
+        hb_import(&k->hb[i], got.b[j].handle,
+                  role == CL_IN || role == CL_STATE);
+    }
+    mem_sync();
+    return 0;
+}
+
 /* send the buffers [from, to) that are allocated and not yet mapped */
 static int map_buffers(struct kase *k)
 {
@@ -1052,11 +1118,12 @@ static int map_buffers(struct kase *k)
 }
 
 static void call_cmd(struct kase *k, struct cl_call_cmd *c, int call,
-                     int gate)
+                     int gate, int trace)
 {
     memset(c, 0, sizeof *c);
     c->gate_us = J.gpu ? gate : 0;
     c->profile = k->o->profile;
+    c->trace = trace && !k->o->no_trace;
     c->arg_len = (int32_t)k->lab->arg_size;
     c->tag = call + 1;
     memcpy(c->arg, k->arg, k->lab->arg_size);
@@ -1068,7 +1135,7 @@ static int dry_runs(struct kase *k)
     static struct cl_call_cmd c;
     static struct cl_reply rep;
     double w[DRY_RUNS];
-    call_cmd(k, &c, 0, CL_GATE_US);
+    call_cmd(k, &c, 0, CL_GATE_US, 0);
     for (int i = 0; i < DRY_RUNS; i++) {
         double t0 = now_s();
         int rc = talk(&k->rn, J_DRY, &c, sizeof c, NULL, 0, R_CALL, &rep,
@@ -1113,7 +1180,7 @@ static int ask_workspace(struct kase *k)
     for (int i = 0; i < k->plan.nbuf; i++) {
         if (!k->plan.buf[i].ask)
             continue;
-        call_cmd(k, &c, 0, 0);
+        call_cmd(k, &c, 0, 0, 0);
         int rc = talk(&k->rn, J_QUERY, &c, sizeof c, NULL, 0, R_QUERY, &rep,
                       sizeof rep, k->limit_s);
         if (rc != TALK_OK)
@@ -1132,9 +1199,12 @@ static int ask_workspace(struct kase *k)
                         (unsigned long long)rep.value,
                         (unsigned long long)WORKSPACE_CAP);
         k->plan.buf[i].count = (size_t)((rep.value + 3) / 4);
-        hb_alloc(&k->hb[i], (size_t)rep.value, k->plan.buf[i].offset);
+        if (J.gpu)
+            hb_size(&k->hb[i], (size_t)rep.value, k->plan.buf[i].offset);
+        else
+            hb_alloc(&k->hb[i], (size_t)rep.value, k->plan.buf[i].offset);
     }
-    return map_buffers(k);
+    return J.gpu ? alloc_buffers(k, 1) : map_buffers(k);
 }
 
 /* ---- the baseline ------------------------------------------------------------- */
@@ -1145,7 +1215,7 @@ static int base_create(struct kase *k)
         return 0;
     char why[512] = "";
     for (int i = 0; i < k->plan.nbuf; i++) {
-        k->in_ptrs[i] = k->hb[i].ptr;
+        k->in_ptrs[i] = k->hb[i].native ? k->hb[i].native : k->hb[i].ptr;
         const struct cl_buf_plan *p = &k->plan.buf[i];
         if (p->role == CL_OUT || p->role == CL_STATE) {
             if (!k->hb[i].mirror)
@@ -1238,10 +1308,14 @@ static int prepare_call(struct kase *k, int call, int mode, struct shot *sh,
              call == 0);
     for (int i = 0; i < k->plan.nbuf; i++) {
         struct hb *b = &k->hb[i];
-        if (k->plan.buf[i].role == CL_OUT)
+        enum cl_role role = k->plan.buf[i].role;
+        if (role == CL_OUT)
             mem_set(b->ptr, CL_POISON, b->bytes);
-        if (k->plan.buf[i].role == CL_STATE && call == 0 && b->mirror)
-            mem_copy(b->mirror, b->ptr, b->bytes);
+        /* what the judge filled, into the runner's buffer */
+        if (b->native && (role == CL_IN || (role == CL_STATE && call == 0)))
+            mem_copy(b->ptr, b->native, b->bytes);
+        if (role == CL_STATE && call == 0 && b->mirror)
+            mem_copy(b->mirror, b->native ? b->native : b->ptr, b->bytes);
     }
     if (k->base && k->base->prepare)
         k->base->prepare(k->base_st, call);
@@ -1305,7 +1379,7 @@ static int after_call(struct kase *k, const struct cl_reply *rep,
         why, sizeof why);
     if (rule == CL_TRACE_OFF_STREAM || rule == CL_TRACE_LIBRARY)
         return fail(k, CL_ST_FORBIDDEN, "%s", why);
-    if (rule == CL_TRACE_UNTIMED && timing) {
+    if (rule == CL_TRACE_UNTIMED && (timing || k->timing_case)) {
         k->r->status = CL_ST_UNCONFIRMED;
         snprintf(k->r->msg, sizeof k->r->msg, "%s", why);
     }
@@ -1398,9 +1472,11 @@ static void resync_state(struct kase *k)
     mem_sync();
 }
 
-/* one call, start to end: 0 when it passed every check */
+/* one call, start to end: 0 when it passed every check; @p trace
+ * records its launches (which slows them: traced calls are not timed) */
 static int one_call(struct kase *k, int call, int mode, int cpu_check,
-                    const char *when, struct shot *sh, struct hb *ceil)
+                    int trace, const char *when, struct shot *sh,
+                    struct hb *ceil)
 {
     static struct cl_call_cmd c;
     static struct cl_reply rep;
@@ -1408,7 +1484,17 @@ static int one_call(struct kase *k, int call, int mode, int cpu_check,
     memset(sh, 0, sizeof *sh);
     if (prepare_call(k, call, mode, sh, ceil))
         return 1;
-    call_cmd(k, &c, call, CL_GATE_US);
+    if (timing) {
+        /* one empty frame first: it takes the GPU back from the judge's
+         * context, so that the call's own frame is what dry_runs() timed */
+        static struct cl_call_cmd d;
+        call_cmd(k, &d, call, CL_GATE_US, 0);
+        int drc = talk(&k->rn, J_DRY, &d, sizeof d, NULL, 0, R_CALL, &rep,
+                       sizeof rep, 30.0);
+        if (drc != TALK_OK)
+            return runner_lost(k, drc, " (the runner's own frame)");
+    }
+    call_cmd(k, &c, call, CL_GATE_US, trace);
     double t0 = now_s();
     int rc = talk(&k->rn, J_CALL, &c, sizeof c, NULL, 0, R_CALL, &rep,
                   sizeof rep, k->limit_s);
@@ -1493,35 +1579,42 @@ static void time_case(struct kase *k)
     struct shot sh;
     /* warm-ups: checked like every call, not timed */
     for (int w = 0; w < WARMUPS; w++, call++)
-        if (one_call(k, call, BASE_UNTIMED, 0, "during warm-up: ", &sh, NULL))
+        if (one_call(k, call, BASE_UNTIMED, 0, 1, "during warm-up: ", &sh,
+                     NULL))
             goto out;
-    int spots_left = SPOT_CHECKS, untimed = 0;
+    int spots_left = SPOT_CHECKS, traces_left = TRACE_SPOTS, untimed = 0;
     double total = 0;
     uint64_t dice = private_random();
-    for (int n = 0; n < MAX_SAMPLES; n++, call++) {
+    for (int n = 0; n < MAX_SAMPLES + TRACE_SPOTS; n++, call++) {
         dice = cl_mix64(dice + (uint64_t)n);
         int spot = spots_left > 0 && (dice % 6 == 0 || n == MIN_SAMPLES - 1);
+        int traced = traces_left > 0 && n > 0 && ((dice >> 8) % 5 == 0 ||
+                                                 n == MIN_SAMPLES + 1);
         spots_left -= spot;
-        if (one_call(k, call, BASE_TIMED, spot && !k->has_state,
+        traces_left -= traced;
+        if (one_call(k, call, BASE_TIMED, spot && !k->has_state, traced,
                      "after timing: ", &sh, &ceil))
             goto out;
         if (r->status == CL_ST_UNCONFIRMED)
             untimed = 1;
+        for (int i = 0; i < 8; i++)
+            push(&bs[i], sh.base_ms[i]);
+        push(&cp, sh.copy_ms);
+        push(&sc, sh.stream_ms);
+        if (traced) { /* its launches were slowed by the trace */
+            r->trace = sh.trace;
+            continue;
+        }
         push(&stu, sh.span_ms);
         un.v[un.n++] = sh.wall_ms - k->dry_ms - sh.span_ms;
         if (getenv("CL_DEBUG_TIMING"))
             fprintf(stderr, "timing: call %d wall %.4f dry %.4f span %.4f\n",
                     call, sh.wall_ms, k->dry_ms, sh.span_ms);
-        for (int i = 0; i < 8; i++)
-            push(&bs[i], sh.base_ms[i]);
-        push(&cp, sh.copy_ms);
-        push(&sc, sh.stream_ms);
-        r->trace = sh.trace;
         total += sh.span_ms + sh.base_ms[0];
-        int settled = stu.n >= MIN_SAMPLES && stable(&stu);
+        int settled = stu.n >= MIN_SAMPLES && stable(&stu) && !traces_left;
         for (int i = 0; i < 8 && settled; i++)
             settled = stable(&bs[i]);
-        if (settled || total > MAX_TOTAL_MS)
+        if (settled || total > MAX_TOTAL_MS || stu.n >= MAX_SAMPLES)
             break;
     }
     /* the figures */
@@ -1623,19 +1716,26 @@ void cl_case_run(const struct cl_lab *lab, int index,
         k.base = NULL;
     for (int i = 0; i < k.plan.nbuf; i++) {
         k.has_state |= k.plan.buf[i].role == CL_STATE;
-        if (!k.plan.buf[i].ask)
+        if (k.plan.buf[i].ask)
+            continue;
+        if (J.gpu) /* the runner allocates it, once it is up */
+            hb_size(&k.hb[i], k.plan.buf[i].count * 4, k.plan.buf[i].offset);
+        else
             hb_alloc(&k.hb[i], k.plan.buf[i].count * 4, k.plan.buf[i].offset);
     }
     mem_sync();
     int timing = o->timing && !o->profile;
-    int ok = !start_runner(&k) && !map_buffers(&k) && !dry_runs(&k) &&
+    k.timing_case = timing;
+    int ok = !start_runner(&k) &&
+             !(J.gpu ? alloc_buffers(&k, 0) : map_buffers(&k)) &&
+             !dry_runs(&k) &&
              !load_submission(&k) &&
              !ask_workspace(&k) && !base_create(&k);
     struct shot sh;
     memset(&sh, 0, sizeof sh);
     for (int call = 0; ok && call < k.plan.check_calls; call++) {
         int last = call == k.plan.check_calls - 1;
-        ok = !one_call(&k, call, BASE_IF_PLANNED, last, "", &sh, NULL);
+        ok = !one_call(&k, call, BASE_IF_PLANNED, last, 1, "", &sh, NULL);
         if (ok && last)
             ok = !verify_baselines(&k, call, timing);
     }
@@ -1649,6 +1749,12 @@ void cl_case_run(const struct cl_lab *lab, int index,
     }
     if (ok && timing)
         time_case(&k);
+    /* the runner's buffers unmapped here before it goes */
+    for (int i = 0; i < k.plan.nbuf; i++)
+        if (k.hb[i].imported) {
+            cudaIpcCloseMemHandle(k.hb[i].base);
+            k.hb[i].imported = 0;
+        }
     finish_runner(&k);
     if (k.base_st)
         k.base->destroy(k.base_st);

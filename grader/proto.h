@@ -41,7 +41,9 @@ enum cl_msg_type {
     R_QUERY,     /**< its answer */
     J_CALL,      /**< call the student's entry point once */
     R_CALL,      /**< how the call ended, its time and trace */
-    J_EXIT       /**< finish */
+    J_EXIT,      /**< finish */
+    J_ALLOC,     /**< GPU labs: allocate these buffers, export them */
+    R_ALLOCATED  /**< their IPC handles (n = -1: it could not) */
 };
 
 /** Every message starts with this. */
@@ -72,7 +74,10 @@ struct cl_map_buf {
     uint64_t bytes;     /**< usable bytes at that pointer */
 };
 
-/** J_MAP: for CPU buffers the memfds travel with the message, in order. */
+/** J_MAP (the CPU lab: the judge's memfds travel with the message, in
+ *  order) and J_ALLOC / R_ALLOCATED (GPU labs: the runner allocates its
+ *  buffers, so that the student's kernels touch memory of their own
+ *  process, and the judge maps them through the handles). */
 struct cl_map {
     int32_t n;                         /**< buffers in this message */
     int32_t total;                     /**< buffers of the case */
@@ -84,6 +89,7 @@ struct cl_call_cmd {
     int32_t lab_call;      /**< which of the lab's calls (0: the main one) */
     int32_t gate_us;       /**< a busy kernel this long before the call */
     int32_t profile;       /**< bracket the call for a profiler */
+    int32_t trace;         /**< record the call's launches (CUPTI) */
     int32_t arg_len;       /**< bytes used in arg */
     int64_t tag;           /**< per call (Lab 4: the step number) */
     uint8_t arg[CL_ARG_MAX]; /**< the lab's case struct */

@@ -111,6 +111,38 @@ static void do_map(const struct cl_map *m, const int *fds, int nfds,
         close(fds[i]);
 }
 
+/* the GPU labs' buffers: allocated here, so that the student's kernels run
+ * on memory of their own process; the judge maps them through the IPC
+ * handles, fills, poisons and checks them */
+static void do_alloc(struct cl_map *m)
+{
+    if (!R.gpu || m->n < 0 || m->n > CL_MAX_BUFS || m->total < 0 ||
+        m->total > CL_MAX_BUFS) {
+        m->n = -1;
+        return;
+    }
+    R.nbuf = m->total;
+    for (int i = 0; i < m->n; i++) {
+        struct cl_map_buf *b = &m->b[i];
+        unsigned char *base = NULL;
+        cudaIpcMemHandle_t h;
+        if (b->index < 0 || b->index >= m->total || b->at > b->alloc ||
+            b->bytes > b->alloc - b->at ||
+            cudaMalloc((void **)&base, b->alloc ? b->alloc : 1) !=
+                cudaSuccess ||
+            cudaIpcGetMemHandle(&h, base) != cudaSuccess) {
+            fprintf(stderr, "runner: cannot allocate %llu bytes: %s\n",
+                    (unsigned long long)b->alloc,
+                    cudaGetErrorString(cudaGetLastError()));
+            m->n = -1;
+            return;
+        }
+        memcpy(b->handle, &h, sizeof h);
+        R.buf[b->index] = base + b->at;
+        R.bytes[b->index] = b->bytes;
+    }
+}
+
 /* ---- the submission --------------------------------------------------------- */
 
 static void do_load(struct cl_reply *r)
@@ -247,10 +279,13 @@ static void do_call(const struct cl_call_cmd *c, int student,
         fail(r, "the case's arguments do not fit its buffers%s", NULL);
         return;
     }
+    int tracing = R.gpu && R.trace && student && c->trace;
+    if (R.gpu && R.trace)
+        cl_trace_cupti_enable(tracing);
     timed(c, &b, student, r);
     if (student && R.forge > 0 && R.glue->cpu)
         r->span_ms *= R.forge; /* lab 00 only: what tampering would report */
-    if (R.gpu && R.trace)
+    if (tracing)
         cl_trace_cupti_collect(&r->trace, CL_GATE_NAME);
     fflush(stdout);
     fflush(stderr);
@@ -279,8 +314,10 @@ static int start_cuda(struct cl_hello *h)
                  cudaGetErrorString(e));
         return -1;
     }
-    if (R.trace)
+    if (R.trace) {
         cl_trace_cupti_streams(R.s);
+        cl_trace_cupti_enable(0); /* on only for the calls the judge asks */
+    }
     return 0;
 }
 
@@ -349,7 +386,8 @@ int main(int argc, char **argv)
         if (rc != 0)
             return rc == 1 ? 0 : 3;
         memset(&r, 0, sizeof r);
-        int ok_len = (type == J_MAP && len == sizeof in.map) ||
+        int ok_len = ((type == J_MAP || type == J_ALLOC) &&
+                      len == sizeof in.map) ||
                      ((type == J_CALL || type == J_DRY || type == J_QUERY) &&
                       len == sizeof in.call) ||
                      ((type == J_LOAD || type == J_EXIT) && len == 0);
@@ -362,6 +400,11 @@ int main(int argc, char **argv)
         case J_MAP:
             do_map(&in.map, fds, nfds, &r);
             reply(R_MAPPED, seq, &r);
+            break;
+        case J_ALLOC:
+            do_alloc(&in.map);
+            cl_msg_send(CL_RUNNER_FD, R_ALLOCATED, seq, &in.map, sizeof in.map,
+                        NULL, 0);
             break;
         case J_DRY:
             do_call(&in.call, 0, &r);

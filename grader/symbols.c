@@ -264,7 +264,8 @@ static const char *const common_imports[] = {
     "__strncpy_chk",
     /* numbers */
     "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll",
-    "strtoull", "strtod", "strtof", "abs", "labs", "llabs", "div", "ldiv",
+    "strtoull", "strtod", "strtof", "__isoc23_strto*", "__isoc99_sscanf",
+    "__isoc23_sscanf", "sscanf", "abs", "labs", "llabs", "div", "ldiv",
     "qsort", "bsearch", "rand", "srand", "rand_r",
     /* math */
     "sqrt*", "cbrt*", "exp*", "log*", "pow*", "sin*", "cos*", "tan*", "asin*",
@@ -356,6 +357,9 @@ enum cl_caps_verdict cl_caps_check(const struct cl_caps *caps,
                      *e);
             return CL_CAPS_MISSING;
         }
+    /* a named reason first (fopen over fclose), then the first unlisted */
+    const char *worst = NULL, *worst_why = NULL;
+    int named = 0;
     for (size_t i = 0; i < t->nundefined; i++) {
         const char *s = t->undefined[i];
         if (forbidden_prefix(caps, s)) {
@@ -365,19 +369,26 @@ enum cl_caps_verdict cl_caps_check(const struct cl_caps *caps,
                      s);
             return CL_CAPS_FORBIDDEN;
         }
-        const char *no = caps && caps->any_import ? NULL : cl_caps_refusal(caps, s);
-        if (no) {
-            snprintf(why, len,
-                     "the submission uses '%s' (%s), which a lab submission "
-                     "may not: your code may use the CUDA runtime, the C and "
-                     "C++ libraries' memory, string, math and printing "
-                     "functions%s (docs/grading.md lists them)",
-                     s, no,
-                     caps && caps->imports ? ", and the libraries the lab "
-                                             "allows"
-                                           : "");
-            return CL_CAPS_FORBIDDEN;
+        const char *no =
+            caps && caps->any_import ? NULL : cl_caps_refusal(caps, s);
+        int is_named = no && strcmp(no, "not on the list of what a lab "
+                                        "submission may call") != 0;
+        if (no && (!worst || (is_named && !named))) {
+            worst = s;
+            worst_why = no;
+            named = is_named;
         }
+    }
+    if (worst) {
+        snprintf(why, len,
+                 "the submission uses '%s' (%s), which a lab submission may "
+                 "not: your code may use the CUDA runtime, the C and C++ "
+                 "libraries' memory, string, math and printing functions%s "
+                 "(docs/grading.md lists them)",
+                 worst, worst_why,
+                 caps && caps->imports ? ", and the libraries the lab allows"
+                                       : "");
+        return CL_CAPS_FORBIDDEN;
     }
     for (size_t i = 0; i < t->nneeded; i++) {
         const char *lib = t->needed[i];

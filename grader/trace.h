@@ -66,6 +66,10 @@ int cl_trace_cupti_init(char *why, size_t len);
  *  default stream (after the context exists). */
 void cl_trace_cupti_streams(void *stream);
 
+/** Record launches from now on (@p on = 1), or stop recording: tracing
+ *  slows every launch, so timed calls run without it. */
+void cl_trace_cupti_enable(int on);
+
 /** Flush the records of the call just made into @p t (and forget them),
  *  leaving out kernels named @p skip (the runner's own gate). */
 void cl_trace_cupti_collect(struct cl_trace *t, const char *skip);

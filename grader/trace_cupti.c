@@ -110,11 +110,22 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
     free(buf);
 }
 
+static const CUpti_ActivityKind kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET};
+
+void cl_trace_cupti_enable(int on)
+{
+    for (size_t i = 0; i < 3; i++) {
+        if (on)
+            cuptiActivityEnable(kinds[i]);
+        else
+            cuptiActivityDisable(kinds[i]);
+    }
+}
+
 int cl_trace_cupti_init(char *why, size_t len)
 {
-    const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                        CUPTI_ACTIVITY_KIND_MEMCPY,
-                                        CUPTI_ACTIVITY_KIND_MEMSET};
     CUptiResult r =
         cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     for (size_t i = 0; r == CUPTI_SUCCESS && i < 3; i++)

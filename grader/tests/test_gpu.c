@@ -234,6 +234,14 @@ START_TEST(test_lab1_solution)
     ck_assert_double_eq(s->work, 3.0 * 4 * (1 << 28));
     ck_assert_double_gt(s->score, 0.0);
     ck_assert_int_eq(g.have_gpu, 1);
+    /* the trace: what the timed call launched, on the given stream */
+    ck_assert_int_eq(s->trace.on, 1);
+    ck_assert_int_gt(s->trace.n, 0);
+    ck_assert_int_eq(s->trace.off_stream, 0);
+    ck_assert_int_gt(s->samples, 9);
+    printf("lab 1 solution: %.4f ms, %.1f%% of the copy ceiling, unexplained "
+           "%.4f ms per call\n",
+           s->t_ms, 100 * s->ratio, s->unexplained_ms);
 }
 END_TEST
 
@@ -323,6 +331,89 @@ START_TEST(test_crash_does_not_stop_the_run)
                      CL_EXIT_FAILED);
     for (int k = 0; k < g.n; k++)
         ck_assert_int_eq(g.r[k].status, CL_ST_CUDA);
+}
+END_TEST
+
+// ---- hostile submissions (docs/grading.md, "Threat model") -------------------
+
+/* refused before anything runs, naming what it used */
+static void expect_refused(const char *lab, const char *lib, const char *what)
+{
+    ck_assert_int_eq(grade_lab(lab, lib, NULL, 20.0), CL_EXIT_FORBIDDEN);
+    ck_assert_msg(strstr(g.summary, what) != NULL, "%s: '%s' lacks '%s'", lib,
+                  g.summary, what);
+    ck_assert_double_eq(g.score, 0.0);
+}
+
+START_TEST(test_hostile_refused)
+{
+    expect_refused("01", FIXTURE("forge_pipe"), "'write'");
+    expect_refused("01", FIXTURE("patch_checks"), "'mprotect'");
+    expect_refused("01", FIXTURE("kill_grader"), "signals");
+    expect_refused("01", FIXTURE("daemon"), "'fork'");
+    expect_refused("01", FIXTURE("dlopen_cudnn"), "dynamic loading");
+    expect_refused("01", FIXTURE("write_cache"), "'fopen'");
+    expect_refused("01", FIXTURE("raw_syscall"), "system call instruction");
+    expect_refused("06", CL_BUILD_DIR "/fixtures/lab06/chdir_data.so",
+                   "'chdir'");
+}
+END_TEST
+
+START_TEST(test_hostile_abort_while_loading)
+{
+    /* the submission's failure (exit 5), not the grader's (exit 6) */
+    ck_assert_int_eq(grade(FIXTURE("abort_ctor"), NULL, 20.0), CL_EXIT_LOAD);
+    ck_assert_ptr_nonnull(strstr(g.summary, "while loading"));
+    ck_assert_double_eq(g.score, 0.0);
+}
+END_TEST
+
+START_TEST(test_hostile_heap_scan)
+{
+    /* the reference lives in the judge: there is nothing to find */
+    expect(FIXTURE("heap_scan"), "n=1000003", CL_ST_WRONG, "none of");
+}
+END_TEST
+
+START_TEST(test_hostile_offstream)
+{
+    grade(FIXTURE("offstream"), NULL, 60.0);
+    ck_assert_int_eq(result("n=31")->status, CL_ST_FORBIDDEN);
+    ck_assert_ptr_nonnull(strstr(result("n=31")->msg, "another stream"));
+    ck_assert_double_eq(g.score, 0.0);
+}
+END_TEST
+
+START_TEST(test_hostile_cache_and_spin)
+{
+    /* right on each case's first call; replayed answers to fresh inputs
+     * are wrong: no speed credit */
+    grade(FIXTURE("cache_spin"), NULL, 60.0);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    ck_assert_int_eq(result("n=2^28")->status, CL_ST_WRONG);
+    ck_assert_double_eq(g.speed_score, 0.0);
+}
+END_TEST
+
+START_TEST(test_hostile_stream_query)
+{
+    /* checked and timed calls start alike, behind the same gate */
+    grade(FIXTURE("stream_query"), NULL, 60.0);
+    ck_assert_double_eq(g.score, 0.0);
+    ck_assert_int_eq(result("n=31")->status, CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab1_naive_band)
+{
+    /* every correctness point; part of the speed points (the band) */
+    ck_assert_int_eq(grade(FIXTURE("naive"), NULL, 0), CL_EXIT_OK);
+    const struct cl_result *r = result("n=2^28");
+    ck_assert_int_eq(r->status, CL_ST_PASS);
+    ck_assert_double_gt(r->score, 0.0);
+    ck_assert_double_lt(r->score, r->max_score);
+    printf("lab 1 naive: %.1f%% of the copy ceiling, %.1f of %.0f points\n",
+           100 * r->ratio, r->score, r->max_score);
 }
 END_TEST
 
@@ -444,6 +535,13 @@ START_TEST(test_lab4_per_tensor_scores_low)
 }
 END_TEST
 
+START_TEST(test_lab4_same_step)
+{
+    /* a remembered state is no answer to the next step's gradient */
+    expect_caught("04", FIXTURE4("same_step"), CL_ST_WRONG);
+}
+END_TEST
+
 START_TEST(test_lab4_ignore_tail)
 {
     expect_caught("04", FIXTURE4("ignore_tail"), CL_ST_WRONG);
@@ -493,6 +591,16 @@ START_TEST(test_lab5_half_precision)
     /* FP32 is required: operands rounded to half fail everywhere */
     expect_caught("05", FIXTURE5("half"), CL_ST_WRONG);
     ck_assert_int_eq(result("t32-b8-l2-h512")->status, CL_ST_WRONG);
+}
+END_TEST
+
+START_TEST(test_lab5_partial_rows)
+{
+    /* only the rows the old grader sampled: the large batches fail */
+    expect_caught("05", FIXTURE5("partial_rows"), CL_ST_WRONG);
+    ck_assert_int_eq(result("t1-b1-l1-h100")->status, CL_ST_PASS);
+    ck_assert_int_eq(result("t5-b37-l2-h512")->status, CL_ST_WRONG);
+    ck_assert_int_eq(result("cell-b64-i768-h512")->status, CL_ST_WRONG);
 }
 END_TEST
 
@@ -632,6 +740,13 @@ int main(void)
         {test_fixture_crash_kernel, 1},
         {test_fixture_hang, 1},
         {test_crash_does_not_stop_the_run, 1},
+        {test_hostile_refused, 1},
+        {test_hostile_abort_while_loading, 1},
+        {test_hostile_heap_scan, 1},
+        {test_hostile_offstream, 1},
+        {test_hostile_cache_and_spin, 1},
+        {test_hostile_stream_query, 1},
+        {test_lab1_naive_band, 0},
         {test_lab2_solution, 0},
         {test_lab2_skeleton, 0},
         {test_lab2_no_sync, 1},
@@ -647,12 +762,14 @@ int main(void)
         {test_lab4_skeleton, 0},
         {test_lab4_per_tensor_scores_low, 1},
         {test_lab4_ignore_tail, 1},
+        {test_lab4_same_step, 1},
         {test_lab5_solution, 0},
         {test_lab5_skeleton, 0},
         {test_lab5_swap_gates, 1},
         {test_lab5_reset_early, 1},
         {test_lab5_half_precision, 1},
         {test_lab5_cudnn_rejected, 1},
+        {test_lab5_partial_rows, 1},
         {test_lab5_unfused_scores_partly, 1},
         {test_lab6_solution, 0},
         {test_lab6_skeleton, 0},
