@@ -311,8 +311,8 @@ static void launch_tiles(const float *a, const float *b, float *c, int n,
 
 /* the body's split for rungs 6 to 8: 0 when the three pointers share a
  * misalignment (scalars up to the boundary, then float4s), -1 when not */
-static int split(const float *a, const float *b, const float *c, int n,
-                 int *head, long long *n4)
+static int va_split_body(const float *a, const float *b, const float *c, int n,
+                         int *head, long long *n4)
 {
     uintptr_t ma = (uintptr_t)a % 16;
     if (ma != (uintptr_t)b % 16 || ma != (uintptr_t)c % 16)
@@ -330,7 +330,7 @@ static void launch_onetile(const float *a, const float *b, float *c, int n,
 {
     int head;
     long long n4;
-    if (split(a, b, c, n, &head, &n4) != 0) {
+    if (va_split_body(a, b, c, n, &head, &n4) != 0) {
         launch2(a, b, c, n, s); /* no common boundary: scalar loads */
         return;
     }
@@ -348,7 +348,7 @@ static void launch_slices(const float *a, const float *b, float *c, int n,
     static int per_sm = 0; /* resident blocks per SM, from the occupancy API */
     int head;
     long long n4;
-    if (split(a, b, c, n, &head, &n4) != 0) {
+    if (va_split_body(a, b, c, n, &head, &n4) != 0) {
         launch2(a, b, c, n, s);
         return;
     }
