@@ -162,6 +162,19 @@ bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUI
 	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT); \
 	done
 
+## peers: PyTorch's ops timed beside the references and the library
+## baselines on every speed case (tools/peers.py: needs a GPU and PyTorch,
+## exits 9 without PyTorch, 3 without a GPU); writes PEERS_OUT/peers.md and
+## peers.png. LAB=NN instead checks and times your build of that lab
+## against PyTorch (SOLUTION=1: the reference's; PEERS_LIB=path: any build)
+PEERS_LIB ?=
+PEERS_OUT ?= $(BUILD)/peers
+PEERS_SO  := $(or $(PEERS_LIB),$(if $(LAB),$(BUILD)/$(VARIANT)/$(GRADE_LABS).so))
+.PHONY: peers
+peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO)))
+	$(Q)python3 tools/peers.py --out $(PEERS_OUT) --grade $(GRADER) \
+	  $(if $(LAB),--lab $(GRADE_LABS)) $(if $(PEERS_SO),--lib $(PEERS_SO))
+
 ## memcheck: compute-sanitizer on LAB (memcheck; racecheck, synccheck
 ## when the source uses shared memory)
 memcheck: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))

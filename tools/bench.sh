@@ -4,7 +4,9 @@
 # go to $BENCH_DIR/labNN.csv (default build/bench), which `make plots`
 # draws. With SOLUTION=1, one run per rung of each ladder listed in
 # solutions/NN-*/LADDER: lines of "VARIABLE first last [GROUP]", where a
-# GROUP keeps only the cases named "GROUP:..." for that variable's rungs.
+# GROUP keeps only the cases named "GROUP:..." for that variable's rungs,
+# and optional lines of 'name VARIABLE k "rung name"': the rung's label in
+# the CSV and the table (and the plots' legend); "VARIABLE=k" without one.
 set -uo pipefail
 lab=${1:?usage: bench.sh LAB [student|solution]}
 variant=${2:-student}
@@ -33,13 +35,23 @@ only_group() {
 }
 
 if [ "$variant" = solution ] && [ -f solutions/"$lab"-*/LADDER ]; then
+    ladder=$(echo solutions/"$lab"-*/LADDER)
+    declare -A names=()
+    while read -r kw var k name; do
+        [ "$kw" = name ] || continue
+        name=${name#\"}
+        name=${name%\"}
+        # no commas (CSV) and no single quotes (gnuplot's titles)
+        names["$var=$k"]=$(printf '%s' "$name" | tr ",'" ";_")
+    done < "$ladder"
     while read -r var first last group; do
-        [ -n "$var" ] || continue
+        [ -n "$var" ] && [ "$var" != name ] || continue
         for k in $(seq "$first" "$last"); do
-            run "$var=$k" "$var=$k"
-            [ -z "$group" ] || only_group "$var=$k" "$group"
+            label=${names["$var=$k"]:-$var=$k}
+            run "$label" "$var=$k"
+            [ -z "$group" ] || only_group "$label" "$group"
         done
-    done < solutions/"$lab"-*/LADDER
+    done < "$ladder"
 else
     run "$variant"
 fi

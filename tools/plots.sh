@@ -2,8 +2,10 @@
 # make plots: draw each lab's bench results (docs/data/labNN.csv, copied
 # from a GPU run of `make bench SOLUTION=1`) as docs/img/labNN[-group].png:
 # throughput against work per call for each rung, the library baseline and
-# the ceiling. Cases named "X:..." are drawn in one plot per group X;
-# docs/data/labNN.exclude lists cases (CSV names) left out of the plot.
+# the ceiling. Each rung's legend is its code in the CSV: the rung's name
+# from its LADDER file (bench.sh). Cases named "X:..." are drawn in one plot
+# per group X; docs/data/labNN.exclude lists cases (CSV names) left out of
+# the plot.
 set -euo pipefail
 command -v gnuplot >/dev/null 2>&1 || {
     echo "plots: gnuplot is missing; install it with: sudo apt-get install gnuplot-nox" >&2
@@ -31,14 +33,15 @@ for csv in "$data"/lab*.csv; do
             BEGIN { while ((getline l < ex) > 0) skip[l] = 1 }
             !/^#/ && $1 != "lab" && !($3 in skip) {
             split($3, p, ":"); if ((length(p) > 1 ? p[1] : "all") == g) print }' "$csv"; }
-        codes=$(sel | cut -d, -f2 | awk '!seen[$0]++')
+        # the codes (rung names, which may hold spaces), in order of first use
         plot=""
         i=0
-        for code in $codes; do
+        while IFS= read -r code; do
+            [ -n "$code" ] || continue
             sel | awk -F, -v c="$code" '$2 == c { print $4, $8 }' | sort -g > "$tmp/$i.dat"
-            plot="$plot '$tmp/$i.dat' using 1:2 with linespoints title '$code',"
+            plot="$plot '$tmp/$i.dat' using 1:2 with linespoints title '${code//\'/_}',"
             i=$((i + 1))
-        done
+        done < <(sel | cut -d, -f2 | awk '!seen[$0]++')
         sel | awk -F, '{ print $4, $9 }' | sort -g | awk '!seen[$1]++' > "$tmp/base.dat"
         plot="$plot '$tmp/base.dat' using 1:2 with lines dashtype 2 lw 2 title 'baseline',"
         if sel | awk -F, '$10 > 0 { found = 1 } END { exit !found }'; then

@@ -4,14 +4,20 @@
  * interface, and every TODO marker points at a README section that exists.
  * Runs `make` from the project root, as `make test` does. */
 #define _GNU_SOURCE
+#include "adamw.h"
 #include "fileio.h"
 #include "grader.h"
+#include "gru.h"
+#include "refs.h"
+#include "rng.h"
+#include "seq2seq.h"
 #include "symbols.h"
 
 #include "shell.h"
 
 #include <check.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +171,87 @@ START_TEST(test_skeleton_and_solution_interface)
 }
 END_TEST
 
+/* tools/peers.py passes the labs' structs to their libraries through
+ * ctypes: its layouts must be the C compiler's, and its copy of Lab 4's
+ * tensor lists the grader's */
+START_TEST(test_peers_layouts_match_the_headers)
+{
+    if (sh("command -v python3 >/dev/null") != 0) {
+        printf("skip: no python3\n");
+        return;
+    }
+    char want[4096];
+    size_t used = 0;
+#define LINE(...)                                                              \
+    used += (size_t)snprintf(want + used, sizeof want - used, __VA_ARGS__)
+#define STRUCT(s)   LINE(#s " %zu\n", sizeof(struct s))
+#define FIELD(s, f) LINE(#s "." #f " %zu\n", offsetof(struct s, f))
+    STRUCT(adamw_tensor);
+    FIELD(adamw_tensor, param);
+    FIELD(adamw_tensor, grad);
+    FIELD(adamw_tensor, exp_avg);
+    FIELD(adamw_tensor, exp_avg_sq);
+    FIELD(adamw_tensor, n);
+    STRUCT(adamw_hparams);
+    FIELD(adamw_hparams, lr);
+    FIELD(adamw_hparams, beta1);
+    FIELD(adamw_hparams, beta2);
+    FIELD(adamw_hparams, eps);
+    FIELD(adamw_hparams, weight_decay);
+    FIELD(adamw_hparams, step);
+    STRUCT(gru_weights);
+    FIELD(gru_weights, w_ih);
+    FIELD(gru_weights, w_hh);
+    FIELD(gru_weights, b_ih);
+    FIELD(gru_weights, b_hh);
+    STRUCT(seq2seq_gru);
+    FIELD(seq2seq_gru, w_ih);
+    FIELD(seq2seq_gru, w_hh);
+    FIELD(seq2seq_gru, b_ih);
+    FIELD(seq2seq_gru, b_hh);
+    STRUCT(seq2seq_model);
+    FIELD(seq2seq_model, v_src);
+    FIELD(seq2seq_model, v_tgt);
+    FIELD(seq2seq_model, emb);
+    FIELD(seq2seq_model, hid);
+    FIELD(seq2seq_model, enc_emb);
+    FIELD(seq2seq_model, enc);
+    FIELD(seq2seq_model, dec_emb);
+    FIELD(seq2seq_model, dec);
+    FIELD(seq2seq_model, fc_w);
+    FIELD(seq2seq_model, fc_b);
+    /* the 1000-small and gpt2-small lists of grader/labs/adamw.c */
+    long long sum = 0, sizes[256];
+    for (int i = 0; i < 1000; i++)
+        sum += 1 + (long long)(cl_mix64(0x5eed0000ULL + (uint64_t)i) % 10000);
+    LINE("adamw_sizes.small 1000 %lld\n", sum);
+    int n = adamw_gpt2_sizes(sizes, 256);
+    sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += sizes[i];
+    LINE("adamw_sizes.gpt2 %d %lld\n", n, sum);
+#undef FIELD
+#undef STRUCT
+#undef LINE
+    char path[] = "/tmp/cl-peers-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(sh("python3 tools/peers.py --layouts > %s", path), 0);
+    char *got = cl_read_file(path, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got, want);
+    free(got);
+    /* without PyTorch it says so and exits 9 (a GPU host with it: skip) */
+    if (sh("python3 -c \"import torch\" >/dev/null 2>&1") != 0)
+        ck_assert_int_eq(sh("python3 tools/peers.py --lab 01 --out %s.d "
+                            ">/dev/null 2>&1",
+                            path),
+                         9);
+    sh("rm -rf %s %s.d", path, path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("release");
@@ -172,6 +259,7 @@ int main(void)
     tcase_set_timeout(core, 900);
     tcase_add_test(core, test_todo_markers_point_to_readme);
     tcase_add_test(core, test_skeleton_and_solution_interface);
+    tcase_add_test(core, test_peers_layouts_match_the_headers);
     tcase_add_test(core, test_release_solutions_one_lab);
     tcase_add_test(core, test_handout_is_clean_and_builds);
     suite_add_tcase(s, core);

@@ -10,11 +10,22 @@
  *      width is a template parameter, so the weights and each thread's
  *      window live in registers; a thread reads its window from shared
  *      memory as float4s and computes 4 x 4 consecutive outputs
+ *   5  a warp streams its chunk like a copy (R <= 8; rung 4 above): every
+ *      16-byte load in flight before the first use, the neighbours' values
+ *      from the adjacent lanes through shuffles, no shared memory and no
+ *      barrier, and a persistent grid sized by the occupancy API
  * Part B ladder (CONV1D_KERNEL=N, default 3):
  *   1  one output per thread from global memory
  *   2  a shared tile of each row with a K-1 halo on the left, the row's
  *      weights in shared memory, 4 outputs per thread
  *   3  the register sliding window of rung A4 (K <= 32; rung 2 above)
+ *   4  rung 3, and for K > 32 a register-blocked kernel: each thread
+ *      computes 16 consecutive outputs from a window of the row's tile in
+ *      registers, the weights read from shared memory as float4s that
+ *      every thread of the warp shares, so 64 multiply-adds cost two
+ *      shared loads; the tile is stored with a 4-float gap every 16 floats
+ *      so that a quarter warp's 16-byte reads hit distinct banks
+ *   5  rung 4, and for K <= 9 the streaming warp kernel of rung A5
  *
  * The window kernel serves both parts: the stencil is a centred window
  * and the causal convolution a window that ends at t. Widths between the
@@ -290,6 +301,260 @@ static void conv_window(const float *x, const float *w, float *y, int B, int C,
 }
 
 // ----------------------------------------------------------------------------
+// Part A kernel 5 and Part B kernel 5: a warp streams its chunk like a copy
+//
+// out[row, t] = sum_{k <= L + RR} w'[k] * in[row, t - L + k], with in[]
+// zero outside [0, T) and w' the row's weights: L = RR = R for the
+// stencil, L = K - 1 and RR = 0 for the causal convolution. A warp takes
+// chunks of S_CHUNK consecutive outputs of one row; of each of its S_SEGS
+// segments of 128 floats, lane l holds in[q .. q + 3], q = seg + 4 l. The
+// L values left of q and RR right of q + 3 are in lanes l - 1, l - 2 ...
+// and l + 1, l + 2 ...: a shuffle each, where a lane at the segment's edge
+// hands over the adjacent segment's value instead of its own (lanes 30 and
+// 31 of segment -1 and lanes 0 and 1 of segment S_SEGS are two extra
+// 16-byte loads at the chunk's edges).
+
+#define S_THREADS    256
+#define S_MIN_BLOCKS 3 /* up to 80 registers: every load in flight at once */
+#define S_SEGS       4
+#define S_CHUNK      (128 * S_SEGS)
+
+/* in[q .. q + 3] of one row, zero outside [0, T); HINT: streaming load */
+template <bool HINT>
+__device__ __forceinline__ float4 load_quad(const float *xr, long long q, int T,
+                                            int vec)
+{
+    if (vec && q >= 0 && q + 4 <= T)
+        return HINT ? __ldcs((const float4 *)(xr + q))
+                    : __ldg((const float4 *)(xr + q));
+    float4 f;
+    f.x = q >= 0 && q < T ? __ldg(xr + q) : 0.0f;
+    f.y = q + 1 >= 0 && q + 1 < T ? __ldg(xr + q + 1) : 0.0f;
+    f.z = q + 2 >= 0 && q + 2 < T ? __ldg(xr + q + 2) : 0.0f;
+    f.w = q + 3 >= 0 && q + 3 < T ? __ldg(xr + q + 3) : 0.0f;
+    return f;
+}
+
+__device__ __forceinline__ float4 shfl_quad(float4 v, int src)
+{
+    v.x = __shfl_sync(0xffffffffu, v.x, src);
+    v.y = __shfl_sync(0xffffffffu, v.y, src);
+    v.z = __shfl_sync(0xffffffffu, v.z, src);
+    v.w = __shfl_sync(0xffffffffu, v.w, src);
+    return v;
+}
+
+template <int L, int RR>
+__global__ void __launch_bounds__(S_THREADS, S_MIN_BLOCKS)
+    stream_window(const float *__restrict__ in, const float *__restrict__ w,
+                  float *__restrict__ out, long long rows, int C, int T,
+                  int vec)
+{
+    constexpr int KC = L + RR + 1;
+    constexpr int SL = (L + 3) / 4, SR = (RR + 3) / 4; /* lanes each side */
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * (S_THREADS / 32);
+    const long long per_row = (T + S_CHUNK - 1) / S_CHUNK;
+    const long long chunks = rows * per_row;
+    long long cur_row = -1;
+    float wk[KC];
+    /* the loop is uniform across the warp: every lane takes part in every
+     * shuffle */
+    for (long long c = ((long long)blockIdx.x * S_THREADS + threadIdx.x) / 32;
+         c < chunks; c += warps) {
+        long long row = c / per_row;
+        long long t0 = (c - row * per_row) * S_CHUNK;
+        const float *xr = in + row * T;
+        float *yr = out + row * T;
+        if (row != cur_row) {
+            const float *wr = w + (row % C) * KC;
+#pragma unroll
+            for (int k = 0; k < KC; k++)
+                wk[k] = __ldg(wr + k);
+            cur_row = row;
+        }
+        /* every load of the chunk before the first use */
+        float4 seg[S_SEGS], hl = make_float4(0.f, 0.f, 0.f, 0.f), hr = hl;
+#pragma unroll
+        for (int u = 0; u < S_SEGS; u++)
+            seg[u] = load_quad<true>(xr, t0 + 128 * u + 4 * lane, T, vec);
+        if (SL > 0 && lane >= 32 - SL)
+            hl = load_quad<false>(xr, t0 - 128 + 4 * lane, T, vec);
+        if (SR > 0 && lane < SR)
+            hr = load_quad<false>(xr, t0 + S_CHUNK + 4 * lane, T, vec);
+#pragma unroll
+        for (int u = 0; u < S_SEGS; u++) {
+            float4 prev = u > 0 ? seg[u > 0 ? u - 1 : 0] : hl;
+            float4 next = u < S_SEGS - 1 ? seg[u < S_SEGS - 1 ? u + 1 : 0] : hr;
+            /* window quad j holds in[q - 4 SL + 4 j .. + 3]; each is
+             * used as soon as it arrives, so one quad is live at a time */
+            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int j = 0; j < SL + 1 + SR; j++) {
+                float4 f = seg[u];
+                if (j < SL)
+                    f = shfl_quad(lane >= 32 - (SL - j) ? prev : seg[u],
+                                  (lane - (SL - j)) & 31);
+                else if (j > SL)
+                    f = shfl_quad(lane < j - SL ? next : seg[u],
+                                  (lane + j - SL) & 31);
+                const float fv[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+#pragma unroll
+                    for (int m = 0; m < 4; m++) {
+                        int k = 4 * j + e - (4 * SL - L + m); /* the tap */
+                        if (k >= 0 && k < KC)
+                            acc[m] = fmaf(wk[k], fv[e], acc[m]);
+                    }
+            }
+            long long q = t0 + 128 * u + 4 * lane;
+            if (vec && q + 4 <= T) {
+                __stcs((float4 *)(yr + q),
+                       make_float4(acc[0], acc[1], acc[2], acc[3]));
+            } else {
+#pragma unroll
+                for (int m = 0; m < 4; m++)
+                    if (q + m < T)
+                        yr[q + m] = acc[m];
+            }
+        }
+    }
+}
+
+/* launch stream_window<L, RR> on a grid of SMs x resident blocks */
+template <int L, int RR>
+static void launch_stream(const float *in, const float *w, float *out,
+                          long long rows, int C, int T, cudaStream_t s)
+{
+    static int blocks_max = 0;
+    if (blocks_max == 0) {
+        int dev = 0, sms = 0, per_sm = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+                cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, stream_window<L, RR>, S_THREADS, 0) != cudaSuccess)
+            sms = 80, per_sm = S_MIN_BLOCKS;
+        blocks_max = sms * (per_sm > 0 ? per_sm : 1);
+    }
+    int vec = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0 &&
+              (rows == 1 || T % 4 == 0);
+    long long chunks = rows * ((T + S_CHUNK - 1) / S_CHUNK);
+    long long blocks = (chunks + S_THREADS / 32 - 1) / (S_THREADS / 32);
+    if (blocks > blocks_max)
+        blocks = blocks_max;
+    stream_window<L, RR>
+        <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T, vec);
+}
+
+// ----------------------------------------------------------------------------
+// Part B kernel 4: register blocking for long filters (K > 32)
+//
+// Block (row, tile) computes RB_TILE outputs of one row; thread i the
+// RB_OUT consecutive outputs from RB_OUT * i. Its window of the tile
+// slides through registers four taps at a time: each step reads one
+// float4 of the tile and one float4 of the weights (the same address for
+// the whole warp: a broadcast) and does 4 x RB_OUT multiply-adds.
+
+#define RB_THREADS 256
+#define RB_OUT     16
+#define RB_TILE    (RB_THREADS * RB_OUT)
+/* shared index of the tile's float p: 4 floats of padding after every 16,
+ * so that 8 threads reading float4s 16 floats apart hit distinct banks */
+#define RB_SKEW(p) ((p) + ((p) >> 4) * 4)
+
+template <int KC>
+__global__ void __launch_bounds__(RB_THREADS, 2)
+    conv_regblock(const float *__restrict__ x, const float *__restrict__ w,
+                  float *__restrict__ y, int C, int T, int K, int vec)
+{
+    constexpr int SPAN = KC + RB_TILE; /* s[p] = x[row, t0 - KC + p] */
+    __shared__ __align__(16) float s[RB_SKEW(SPAN)];
+    __shared__ __align__(16) float ws[KC]; /* K weights, zeros in front */
+    long long row = blockIdx.x;
+    long long t0 = (long long)blockIdx.y * RB_TILE;
+    const float *xr = x + row * T;
+    int tid = threadIdx.x;
+    for (int k = tid; k < KC; k += RB_THREADS)
+        ws[k] = k >= KC - K ? __ldg(w + (row % C) * K + k - (KC - K)) : 0.0f;
+    if (vec) {
+        for (int q = tid; q < SPAN / 4; q += RB_THREADS) {
+            long long tt = t0 - KC + 4 * q;
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (tt >= 0 && tt < T) /* T % 4 == 0: whole float4s */
+                v = __ldcs((const float4 *)(xr + tt));
+            *(float4 *)&s[RB_SKEW(4 * q)] = v;
+        }
+    } else {
+        for (int p = tid; p < SPAN; p += RB_THREADS) {
+            long long tt = t0 - KC + p;
+            s[RB_SKEW(p)] = tt >= 0 && tt < T ? __ldcs(xr + tt) : 0.0f;
+        }
+    }
+    __syncthreads();
+
+    /* y[t0 + j] = sum_k ws[k] * x[t0 + j - (KC - 1) + k]
+     *           = sum_k ws[k] * s[j + 1 + k],  j = base + m */
+    const int base = RB_OUT * tid;
+    float acc[RB_OUT], win[RB_OUT + 4];
+#pragma unroll
+    for (int m = 0; m < RB_OUT; m++)
+        acc[m] = 0.0f;
+#pragma unroll
+    for (int q = 0; q < RB_OUT / 4; q++) {
+        float4 f = *(const float4 *)&s[RB_SKEW(base + 4 * q)];
+        win[4 * q] = f.x;
+        win[4 * q + 1] = f.y;
+        win[4 * q + 2] = f.z;
+        win[4 * q + 3] = f.w;
+    }
+#pragma unroll
+    for (int kb = 0; kb < KC / 4; kb++) {
+        /* win[i] = s[base + 4 kb + i] */
+        float4 f = *(const float4 *)&s[RB_SKEW(base + RB_OUT + 4 * kb)];
+        win[RB_OUT] = f.x;
+        win[RB_OUT + 1] = f.y;
+        win[RB_OUT + 2] = f.z;
+        win[RB_OUT + 3] = f.w;
+        float4 wv = *(const float4 *)&ws[4 * kb];
+        const float wq[4] = {wv.x, wv.y, wv.z, wv.w};
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+            for (int m = 0; m < RB_OUT; m++)
+                acc[m] = fmaf(wq[kk], win[m + 1 + kk], acc[m]);
+#pragma unroll
+        for (int i = 0; i < RB_OUT; i++)
+            win[i] = win[i + 4];
+    }
+
+    long long t = t0 + base;
+    float *yr = y + row * T;
+    if (vec && t + RB_OUT <= T) {
+#pragma unroll
+        for (int q = 0; q < RB_OUT / 4; q++)
+            __stcs((float4 *)(yr + t + 4 * q),
+                   make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
+                               acc[4 * q + 3]));
+    } else {
+#pragma unroll
+        for (int m = 0; m < RB_OUT; m++)
+            if (t + m < T)
+                yr[t + m] = acc[m];
+    }
+}
+
+template <int KC>
+static void launch_regblock(const float *x, const float *w, float *y, int B,
+                            int C, int T, int K, cudaStream_t s)
+{
+    int vec = (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0 && T % 4 == 0;
+    dim3 grid((unsigned)((long long)B * C), (T + RB_TILE - 1) / RB_TILE);
+    conv_regblock<KC><<<grid, RB_THREADS, 0, s>>>(x, w, y, C, T, K, vec);
+}
+
+// ----------------------------------------------------------------------------
 // launchers and dispatch
 
 static int choice(const char *var, int fallback, int last)
@@ -304,8 +569,19 @@ extern "C" void stencil_1d(const float *in, float *out, const float *w, int n,
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = choice("STENCIL_KERNEL", 4, 4);
-    if (kernel == 4 && radius <= 16) {
+        kernel = choice("STENCIL_KERNEL", 4, 5);
+    if (kernel == 5 && radius <= 8) {
+        switch (radius) {
+        case 1: launch_stream<1, 1>(in, w, out, 1, 1, n, stream); break;
+        case 2: launch_stream<2, 2>(in, w, out, 1, 1, n, stream); break;
+        case 3: launch_stream<3, 3>(in, w, out, 1, 1, n, stream); break;
+        case 4: launch_stream<4, 4>(in, w, out, 1, 1, n, stream); break;
+        case 5: launch_stream<5, 5>(in, w, out, 1, 1, n, stream); break;
+        case 6: launch_stream<6, 6>(in, w, out, 1, 1, n, stream); break;
+        case 7: launch_stream<7, 7>(in, w, out, 1, 1, n, stream); break;
+        default: launch_stream<8, 8>(in, w, out, 1, 1, n, stream); break;
+        }
+    } else if (kernel >= 4 && radius <= 16) {
         if (radius <= 1)
             stencil_window<1>(in, out, w, n, radius, stream);
         else if (radius <= 2)
@@ -341,9 +617,25 @@ extern "C" void causal_conv1d(const float *x, const float *w, float *y, int B,
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = choice("CONV1D_KERNEL", 3, 3);
+        kernel = choice("CONV1D_KERNEL", 3, 5);
     long long rows = (long long)B * C;
-    if (kernel == 3 && K <= 32) {
+    if (kernel == 5 && K <= 9) {
+        switch (K) {
+        case 2: launch_stream<1, 0>(x, w, y, rows, C, T, stream); break;
+        case 3: launch_stream<2, 0>(x, w, y, rows, C, T, stream); break;
+        case 4: launch_stream<3, 0>(x, w, y, rows, C, T, stream); break;
+        case 5: launch_stream<4, 0>(x, w, y, rows, C, T, stream); break;
+        case 6: launch_stream<5, 0>(x, w, y, rows, C, T, stream); break;
+        case 7: launch_stream<6, 0>(x, w, y, rows, C, T, stream); break;
+        case 8: launch_stream<7, 0>(x, w, y, rows, C, T, stream); break;
+        default: launch_stream<8, 0>(x, w, y, rows, C, T, stream); break;
+        }
+    } else if (kernel >= 4 && K > 32) {
+        if (K <= 64)
+            launch_regblock<64>(x, w, y, B, C, T, K, stream);
+        else
+            launch_regblock<128>(x, w, y, B, C, T, K, stream);
+    } else if (kernel >= 3 && K <= 32) {
         if (K <= 2)
             conv_window<2>(x, w, y, B, C, T, K, stream);
         else if (K <= 4)

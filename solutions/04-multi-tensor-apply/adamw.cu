@@ -7,6 +7,13 @@
  *      into a struct passed by value, one launch per full struct, each
  *      block one chunk of 64 Ki elements
  *   3  as 2 with 16-byte loads and stores where the tensor allows them
+ *   4  one launch for the whole list: the tensors, laid end to end, are cut
+ *      into equal slices, one per block of a grid sized by the occupancy
+ *      API, so every block has the same work whatever the tensor sizes
+ *      (a slice may span several small tensors or a part of a large one);
+ *      the list lives in device memory, uploaded only when the caller's
+ *      list changes (an optimizer passes the same one every step), and
+ *      each thread has eight 16-byte loads in flight
  *
  * The struct must fit the kernel-parameter limit: 32,764 bytes since CUDA
  * 12.1 on Volta and newer, 4,096 bytes before. MTA_PARAM_BYTES selects the
@@ -145,6 +152,115 @@ __global__ void __launch_bounds__(MTA_THREADS)
 }
 
 // ----------------------------------------------------------------------------
+// kernel 4: equal slices of the concatenated tensors, one launch
+
+#define SL_THREADS    256
+#define SL_UNROLL     2 /* float4s per array per thread: 8 loads in flight */
+#define SL_MIN_BLOCKS 4 /* up to 64 registers */
+
+/* one tensor of the list in device memory; start is its first element in
+ * the concatenation of all tensors (entry count holds the total) */
+struct slice_entry {
+    float *p;
+    const float *g;
+    float *m;
+    float *v;
+    long long start;
+};
+
+/* elements [0, n) of one tensor (pointers already offset), by the block */
+__device__ __forceinline__ void adamw_piece(float *p, const float *g, float *m,
+                                            float *v, long long n,
+                                            const step_consts &k)
+{
+    int t = threadIdx.x;
+    uintptr_t mis = (uintptr_t)p % 16;
+    long long head = n, n4 = 0;
+    if (mis == (uintptr_t)g % 16 && mis == (uintptr_t)m % 16 &&
+        mis == (uintptr_t)v % 16) {
+        head = (long long)((16 - mis) % 16) / 4;
+        if (head > n)
+            head = n;
+        n4 = (n - head) / 4;
+    }
+    /* the vector body: SL_UNROLL float4s of each array in flight */
+    float4 *p4 = (float4 *)(p + head), *m4 = (float4 *)(m + head),
+           *v4 = (float4 *)(v + head);
+    const float4 *g4 = (const float4 *)(g + head);
+    long long i = t;
+    for (; i + (SL_UNROLL - 1) * SL_THREADS < n4; i += SL_UNROLL * SL_THREADS) {
+        float4 pp[SL_UNROLL], gg[SL_UNROLL], mm[SL_UNROLL], vv[SL_UNROLL];
+#pragma unroll
+        for (int u = 0; u < SL_UNROLL; u++) {
+            long long j = i + u * SL_THREADS;
+            pp[u] = __ldcs(p4 + j);
+            gg[u] = __ldcs(g4 + j);
+            mm[u] = __ldcs(m4 + j);
+            vv[u] = __ldcs(v4 + j);
+        }
+#pragma unroll
+        for (int u = 0; u < SL_UNROLL; u++) {
+            long long j = i + u * SL_THREADS;
+            adamw_elem(pp[u].x, gg[u].x, mm[u].x, vv[u].x, k);
+            adamw_elem(pp[u].y, gg[u].y, mm[u].y, vv[u].y, k);
+            adamw_elem(pp[u].z, gg[u].z, mm[u].z, vv[u].z, k);
+            adamw_elem(pp[u].w, gg[u].w, mm[u].w, vv[u].w, k);
+            __stcs(p4 + j, pp[u]);
+            __stcs(m4 + j, mm[u]);
+            __stcs(v4 + j, vv[u]);
+        }
+    }
+    for (; i < n4; i += SL_THREADS) {
+        float4 pp = __ldcs(p4 + i), gg = __ldcs(g4 + i), mm = __ldcs(m4 + i),
+               vv = __ldcs(v4 + i);
+        adamw_elem(pp.x, gg.x, mm.x, vv.x, k);
+        adamw_elem(pp.y, gg.y, mm.y, vv.y, k);
+        adamw_elem(pp.z, gg.z, mm.z, vv.z, k);
+        adamw_elem(pp.w, gg.w, mm.w, vv.w, k);
+        __stcs(p4 + i, pp);
+        __stcs(m4 + i, mm);
+        __stcs(v4 + i, vv);
+    }
+    /* the scalars before the 16-byte boundary and after the body (all of
+     * them when the four arrays are misaligned differently) */
+    long long rest = n - head - 4 * n4;
+    for (long long e = t; e < head + rest; e += SL_THREADS) {
+        long long idx = e < head ? e : head + 4 * n4 + (e - head);
+        adamw_elem(p[idx], g[idx], m[idx], v[idx], k);
+    }
+}
+
+/* block b does elements [total * b / grid, total * (b + 1) / grid) of the
+ * concatenation, tensor piece by tensor piece */
+__global__ void __launch_bounds__(SL_THREADS, SL_MIN_BLOCKS)
+    adamw_slices(const struct slice_entry *__restrict__ list, int count,
+                 struct step_consts k)
+{
+    long long total = list[count].start;
+    long long lo = total * blockIdx.x / gridDim.x;
+    long long hi = total * (blockIdx.x + 1) / gridDim.x;
+    if (lo >= hi)
+        return;
+    /* the last tensor that starts at or before lo (every thread alike) */
+    int a = 0, b = count - 1;
+    while (a < b) {
+        int mid = (a + b + 1) / 2;
+        if (list[mid].start <= lo)
+            a = mid;
+        else
+            b = mid - 1;
+    }
+    for (int t = a; t < count && list[t].start < hi; t++) {
+        struct slice_entry e = list[t];
+        long long end = list[t + 1].start;
+        long long from = lo > e.start ? lo - e.start : 0;
+        long long to = (hi < end ? hi : end) - e.start;
+        adamw_piece(e.p + from, e.g + from, e.m + from, e.v + from, to - from,
+                    k);
+    }
+}
+
+// ----------------------------------------------------------------------------
 // launchers
 
 static void per_tensor(const struct adamw_tensor *ts, int count,
@@ -216,6 +332,111 @@ static void multi_tensor(const struct adamw_tensor *ts, int count,
         launch_mta(&meta, blocks, k, vec, s);
 }
 
+/* rung 4's list in device memory, kept between calls: uploaded again only
+ * when the caller's list differs from the one it was built from */
+static struct {
+    struct slice_entry *host; /* pinned: the upload's source */
+    struct slice_entry *dev;
+    int cap;          /* entries both buffers hold */
+    int count;        /* tensors in the cached list (0: none yet) */
+    cudaEvent_t done; /* after the last launch that read dev */
+    int per_sm;       /* resident blocks per SM */
+    int sms;
+} cache;
+
+static struct slice_entry *scratch; /* the list being built */
+static int scratch_cap;
+
+/* grow a pair of buffers to at least n entries; 0 on success */
+static int mta_slices_reserve(int n)
+{
+    if (n <= cache.cap)
+        return 0;
+    int cap = n + n / 2;
+    if (cache.cap) {
+        /* nothing may read the old buffers any more */
+        if (cudaEventSynchronize(cache.done) != cudaSuccess ||
+            cudaFreeHost(cache.host) != cudaSuccess ||
+            cudaFree(cache.dev) != cudaSuccess)
+            return -1;
+        cache.cap = 0;
+        cache.count = 0;
+    }
+    if (cudaMallocHost((void **)&cache.host, cap * sizeof *cache.host) !=
+        cudaSuccess)
+        return -1;
+    if (cudaMalloc((void **)&cache.dev, cap * sizeof *cache.dev) !=
+        cudaSuccess) {
+        cudaFreeHost(cache.host);
+        return -1;
+    }
+    cache.cap = cap;
+    return 0;
+}
+
+/* rung 4; returns -1 (nothing launched) if its buffers cannot be had */
+static int mta_slices_launch(const struct adamw_tensor *ts, int count,
+                             struct step_consts k, cudaStream_t s)
+{
+    if (!cache.done) {
+        int dev = 0;
+        if (cudaEventCreateWithFlags(&cache.done, cudaEventDisableTiming) !=
+                cudaSuccess ||
+            cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&cache.sms, cudaDevAttrMultiProcessorCount,
+                                   dev) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &cache.per_sm, adamw_slices, SL_THREADS, 0) != cudaSuccess)
+            return -1;
+        if (cache.per_sm < 1)
+            cache.per_sm = 1;
+    }
+    /* the list as it would be uploaded: non-empty tensors and the total */
+    if (scratch_cap < count + 1) {
+        free(scratch);
+        scratch_cap = count + 1;
+        scratch = (struct slice_entry *)malloc(scratch_cap * sizeof *scratch);
+        if (!scratch) {
+            scratch_cap = 0;
+            return -1;
+        }
+    }
+    int n = 0;
+    long long total = 0;
+    for (int i = 0; i < count; i++) {
+        if (ts[i].n <= 0)
+            continue;
+        struct slice_entry e = {ts[i].param, ts[i].grad, ts[i].exp_avg,
+                                ts[i].exp_avg_sq, total};
+        scratch[n++] = e;
+        total += ts[i].n;
+    }
+    if (total == 0)
+        return 0;
+    memset(&scratch[n], 0, sizeof scratch[n]);
+    scratch[n].start = total;
+    size_t bytes = (n + 1) * sizeof *scratch;
+    if (n != cache.count || memcmp(scratch, cache.host, bytes) != 0) {
+        if (mta_slices_reserve(n + 1) != 0)
+            return -1;
+        /* the previous upload and the launches that read it are done */
+        if (cache.count && cudaEventSynchronize(cache.done) != cudaSuccess)
+            return -1;
+        memcpy(cache.host, scratch, bytes);
+        if (cudaMemcpyAsync(cache.dev, cache.host, bytes,
+                            cudaMemcpyHostToDevice, s) != cudaSuccess)
+            return -1;
+        cache.count = n;
+    }
+    long long blocks = (long long)cache.sms * cache.per_sm;
+    long long needed = (total + 4 * SL_THREADS - 1) / (4 * SL_THREADS);
+    if (needed < blocks)
+        blocks = needed;
+    adamw_slices<<<(unsigned)blocks, SL_THREADS, 0, s>>>(cache.dev, n, k);
+    cudaEventRecord(cache.done, s);
+    return 0;
+}
+
 // ----------------------------------------------------------------------------
 // dispatch
 
@@ -226,12 +447,15 @@ extern "C" void adamw_step(const struct adamw_tensor *tensors, int n_tensors,
     if (!kernel) {
         const char *e = getenv("ADAMW_KERNEL");
         kernel = e ? atoi(e) : 3;
-        if (kernel < 1 || kernel > 3)
+        if (kernel < 1 || kernel > 4)
             kernel = 3;
     }
     struct step_consts k = consts(hp);
     if (kernel == 1)
         per_tensor(tensors, n_tensors, k, stream);
+    else if (kernel == 4 &&
+             mta_slices_launch(tensors, n_tensors, k, stream) == 0)
+        return;
     else
         multi_tensor(tensors, n_tensors, k, kernel == 3, stream);
 }
