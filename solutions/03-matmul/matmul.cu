@@ -1,7 +1,7 @@
 /*
  * Lab 3 reference solution: SGEMM, C = A * B, float32, row-major.
  *
- * The ladder (MATMUL_KERNEL=N; the default is the fastest, 7):
+ * The ladder (MATMUL_KERNEL=N; the default is MATMUL_DEFAULT, 7):
  *   1  naive: one thread per output, threadIdx.x walks the rows of C, so a
  *      warp's loads of A and its stores are strided (uncoalesced)
  *   2  coalesced: threadIdx.x walks the columns, a warp reads 32
@@ -14,18 +14,30 @@
  *   7  warp-friendly 2 x 2 layout of 4 x 4 sub-blocks (conflict-free float4
  *      reads of both tiles) and double buffering: the next tile is loaded
  *      into registers while the current one is multiplied
+ *   8  asynchronous copies (cp.async) into a ring of 4 shared-memory stages,
+ *      and warp tiles of 32 x 64: 128 x 128 x 8 tiles, 256 threads of 8 x 8
+ *   9  128 outputs a thread: 128 x 128 x 16 tiles, 128 threads of 8 x 16
+ *      (warp tiles 64 x 64), 3 stages
+ *  10  the tile table: rung 9 where there are enough 128 x 128 tiles to fill
+ *      the GPU, else 128 x 64 x 8 tiles with K split S ways across a
+ *      thread-block cluster (sm_90), summed through distributed shared
+ *      memory in a fixed order (MATMUL_SPLITK=1|2|4|8 forces S)
  *
- * Rungs 4 to 7 need tile-aligned shapes (M and N multiples of the tile,
- * K a multiple of the k step, 16-byte aligned rows); other shapes run
- * rung 3. Rungs 5 to 7 take 32 x 64 x 16 tiles when the matrix is too
- * small or too thin for one 128 x 128 x 8 block per multiprocessor.
+ * Rungs 4 to 10 need tile-aligned shapes (M and N multiples of the tile,
+ * K a multiple of the k step, 16-byte aligned rows); other shapes go down
+ * the ladder: rungs 8 to 10 to rung 7, rungs 4 to 7 to rung 3. Rungs 5 to
+ * 7 take 32 x 64 x 16 tiles when the matrix is too small or too thin for
+ * one 128 x 128 x 8 block per multiprocessor; rungs 8 and 9 hand such
+ * shapes to rung 7.
  *
  *   make grade LAB=03 SOLUTION=1
  *   MATMUL_KERNEL=3 make grade LAB=03 SOLUTION=1
  */
 #include "matmul.h"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -368,6 +380,296 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
 }
 
 // ----------------------------------------------------------------------------
+// kernels 8 and 9: asynchronous copies into a ring of stages, warp tiles
+//
+// cp.async (sm_80 and later) copies global memory straight into shared
+// memory, without passing through registers, and a thread waits for the
+// copy only when it needs the data. The block keeps STAGES tiles of A and B
+// in shared memory: while it multiplies tile t, tiles t+1 ... t+STAGES-1 are
+// on their way, and there is one barrier per tile.
+//
+// Every copy moves 16 bytes. B's tile is stored as it is (Bs[k][n]); A's
+// as BK / 4 slabs, slab q holding columns 4q .. 4q+3 of every row
+// (As[q][m][0..3]), so that one float4 read gives a thread one row of A at
+// four consecutive k (rung 7 needed A transposed, and 4-byte stores, to get
+// four rows at one k).
+//
+// Warp tiles: the block's BM x BN tile is cut into warp tiles of WM x WN,
+// and a warp's 32 threads into WR rows x WC columns of threads. A thread
+// owns TM rows, WR apart, and TN columns as TN / 4 pieces of 4, WC * 4
+// apart: at each step a warp reads WR neighbouring rows of A and WC
+// neighbouring float4 of B, one shared-memory wavefront each, every thread
+// served by broadcast.
+
+/** Tile shapes of kernels 8 to 10 (all sizes in floats). */
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_,
+          int STAGES_, int MINB_>
+struct gemm_tiles {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_; /* block tile */
+    static constexpr int WM = WM_, WN = WN_;           /* warp tile */
+    static constexpr int TM = TM_, TN = TN_;           /* thread tile */
+    static constexpr int STAGES = STAGES_; /* tiles in shared memory */
+    static constexpr int MINB = MINB_;     /* blocks per SM, for registers */
+    static constexpr int WR = WM / TM, WC = WN / TN; /* threads of a warp */
+    static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
+    static constexpr int STAGE = BK * BM + BK * BN;        /* per stage */
+    static constexpr int A_COPIES = BM * BK / 4 / THREADS; /* per thread */
+    static constexpr int B_COPIES = BK * BN / 4 / THREADS;
+    static constexpr int PIPE_BYTES = STAGES * STAGE * 4;
+    static constexpr int TILE_BYTES = BM * BN * 4; /* kernel 10's partials */
+    static_assert(WR * WC == 32, "a warp is 32 threads");
+    static_assert(BM % WM == 0 && BN % WN == 0, "whole warp tiles");
+    static_assert(TN % 4 == 0 && BK % 4 == 0, "float4 pieces");
+    static_assert(A_COPIES >= 1 && A_COPIES * THREADS * 4 == BM * BK &&
+                      THREADS % (BK / 4) == 0,
+                  "whole passes over A's rows");
+    static_assert(B_COPIES >= 1 && B_COPIES * THREADS * 4 == BK * BN &&
+                      THREADS % (BN / 4) == 0,
+                  "whole passes over B's rows");
+    static_assert(STAGES >= 2, "a ring needs two stages");
+    static_assert(PIPE_BYTES <= 48 * 1024,
+                  "more than 48 KB of dynamic shared memory needs an opt-in");
+};
+
+/* a 16-byte asynchronous copy; before sm_80, a plain copy (correct, not
+ * asynchronous: every architecture the Makefile builds must compile) */
+__device__ __forceinline__ void cp_async16(float *dst, const float *src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d),
+                 "l"(src)
+                 : "memory");
+#else
+    *(float4 *)dst = *(const float4 *)src;
+#endif
+}
+
+/* close the group of copies this thread has issued since the last commit */
+__device__ __forceinline__ void cp_async_commit(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* wait until at most N of this thread's groups are still in flight */
+template <int N> __device__ __forceinline__ void cp_async_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* copy the tiles of A (BM x BK) and B (BK x BN) at column / row k0 into
+ * one stage. Thread t copies float4 t % (BK / 4) of A's rows t / (BK / 4),
+ * + THREADS / (BK / 4), ...: a warp's 32 copies are whole 32-byte sectors
+ * of neighbouring rows. The addresses are 32-bit offsets (the dispatch
+ * checks that they fit), one multiply-add each from the thread's first. */
+template <class G>
+__device__ __forceinline__ void copy_stage(float *as, const float *a,
+                                           const float *b, int N, int K, int k0)
+{
+    constexpr int AQ = G::BK / 4, PA = G::THREADS / AQ; /* rows a pass */
+    constexpr int BQ = G::BN / 4, PB = G::THREADS / BQ;
+    float *bs = as + G::BK * G::BM;
+    int tid = threadIdx.x;
+    int am = tid / AQ, aq = tid % AQ, bk = tid / BQ, bn = tid % BQ * 4;
+    const float *a0 = a + (am * K + k0 + aq * 4);
+    const float *b0 = b + ((k0 + bk) * N + bn);
+#pragma unroll
+    for (int l = 0; l < G::A_COPIES; l++)
+        cp_async16(&as[(aq * G::BM + am + l * PA) * 4], a0 + l * PA * K);
+#pragma unroll
+    for (int l = 0; l < G::B_COPIES; l++)
+        cp_async16(&bs[(bk + l * PB) * G::BN + bn], b0 + l * PB * N);
+}
+
+/* this thread's first row and column in the block's tile */
+template <class G> __device__ __forceinline__ int thread_row(void)
+{
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return warp / (G::BN / G::WN) * G::WM + lane / G::WC;
+}
+
+template <class G> __device__ __forceinline__ int thread_col(void)
+{
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return warp % (G::BN / G::WN) * G::WN + lane % G::WC * 4;
+}
+
+/* acc += the block's rows of A times its columns of B over the k tiles
+ * [kt0, kt1) (a = A at the block's first row, b = B at its first column).
+ * Returns with no copy in flight; the caller must __syncthreads() before
+ * it writes to smem. */
+template <class G>
+__device__ __forceinline__ void
+tile_mainloop(float (&acc)[G::TM][G::TN], const float *a, const float *b, int N,
+              int K, int kt0, int kt1, float *smem)
+{
+    int row = thread_row<G>(), col = thread_col<G>();
+    int nt = kt1 - kt0;
+    /* prologue: tiles 0 .. STAGES-2 in flight, one group each (empty
+     * groups past the end keep the count of groups equal to the tile
+     * number, which the wait below relies on) */
+#pragma unroll
+    for (int s = 0; s < G::STAGES - 1; s++) {
+        if (s < nt)
+            copy_stage<G>(smem + s * G::STAGE, a, b, N, K, (kt0 + s) * G::BK);
+        cp_async_commit();
+    }
+    int rs = 0, ws = G::STAGES - 1; /* the stage read, the stage written */
+    for (int t = 0; t < nt; t++) {
+        /* groups committed so far: STAGES - 1 + t; tile t's is complete
+         * once at most STAGES - 2 remain in flight */
+        cp_async_wait<G::STAGES - 2>();
+        /* everyone's copies of tile t have landed, and everyone is done
+         * with tile t - 1, whose stage ws is refilled next */
+        __syncthreads();
+        if (t + G::STAGES - 1 < nt)
+            copy_stage<G>(smem + ws * G::STAGE, a, b, N, K,
+                          (kt0 + t + G::STAGES - 1) * G::BK);
+        cp_async_commit();
+        const float *as = smem + rs * G::STAGE;
+        const float *bs = as + G::BK * G::BM;
+#pragma unroll
+        for (int q = 0; q < G::BK / 4; q++) {
+            float ar[G::TM][4]; /* rows of A at k = 4q .. 4q+3 */
+#pragma unroll
+            for (int i = 0; i < G::TM; i++)
+                *(float4 *)ar[i] =
+                    *(const float4 *)&as[(q * G::BM + row + i * G::WR) * 4];
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                float br[G::TN];
+#pragma unroll
+                for (int j = 0; j < G::TN; j += 4) /* piece j / 4 */
+                    *(float4 *)&br[j] =
+                        *(const float4
+                              *)&bs[(q * 4 + kk) * G::BN + col + j * G::WC];
+#pragma unroll
+                for (int i = 0; i < G::TM; i++)
+#pragma unroll
+                    for (int j = 0; j < G::TN; j++)
+                        acc[i][j] += ar[i][kk] * br[j];
+            }
+        }
+        rs = rs + 1 == G::STAGES ? 0 : rs + 1;
+        ws = ws + 1 == G::STAGES ? 0 : ws + 1;
+    }
+    cp_async_wait<0>();
+}
+
+/* write this thread's outputs to c, the block's tile (row stride ldc):
+ * output (i, j) is at row thread_row + i * WR, column thread_col
+ * + (j / 4) * WC * 4 + j % 4 */
+template <class G>
+__device__ __forceinline__ void store_tile(float *c, int ldc,
+                                           const float (&acc)[G::TM][G::TN])
+{
+    int row = thread_row<G>(), col = thread_col<G>();
+#pragma unroll
+    for (int i = 0; i < G::TM; i++)
+#pragma unroll
+        for (int j = 0; j < G::TN; j += 4)
+            *(float4 *)&c[(size_t)(row + i * G::WR) * ldc + col + j * G::WC] =
+                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2],
+                            acc[i][j + 3]);
+}
+
+template <class G>
+__global__ void __launch_bounds__(G::THREADS, G::MINB)
+    matmul_kernel8(const float *A, const float *B, float *C, int N, int K)
+{
+    extern __shared__ float4 dyn_smem[];
+    const float *a = A + (size_t)blockIdx.y * G::BM * K;
+    const float *b = B + (size_t)blockIdx.x * G::BN;
+    float acc[G::TM][G::TN] = {{0.0f}};
+    tile_mainloop<G>(acc, a, b, N, K, 0, K / G::BK, (float *)dyn_smem);
+    store_tile<G>(C + (size_t)blockIdx.y * G::BM * N + blockIdx.x * G::BN, N,
+                  acc);
+}
+
+/* rung 8: 128 x 128 x 8, 256 threads of 8 x 8 (warp tiles 32 x 64), two
+ * blocks per SM (at most 128 registers a thread) */
+typedef gemm_tiles<128, 128, 8, 32, 64, 8, 8, 4, 2> tiles8;
+/* rung 9: 128 x 128 x 16, 128 threads of 8 x 16 (warp tiles 64 x 64), 3
+ * stages, two blocks per SM (up to 255 registers): 128 multiply-adds for 6
+ * shared loads per k (8 x 8: 64 for 4), and a quarter of the barriers and
+ * half the copies per multiply-add */
+typedef gemm_tiles<128, 128, 16, 64, 64, 8, 16, 3, 2> tiles9;
+
+// ----------------------------------------------------------------------------
+// kernel 10: split-K across a thread-block cluster (sm_90)
+//
+// A thin or small product has too few output tiles to fill the GPU
+// (8192 x 64 makes 64 tiles of 128 x 64 for 132 SMs). Cutting K into S
+// slices gives S times the blocks; the S blocks of one tile form a cluster,
+// and each writes its partial tile to its own shared memory. After a
+// cluster barrier, block r sums rows [r BM / S, (r + 1) BM / S) of the S
+// partial tiles through distributed shared memory, in the order 0 .. S-1
+// (the same result on every run, no atomics, no workspace), and writes them
+// to C. With S = 1 it is kernel 8 on the thin tile, without a cluster.
+
+template <class G, int S>
+__global__ void __launch_bounds__(G::THREADS, G::MINB)
+    matmul_kernel10(const float *A, const float *B, float *C, int N, int K)
+{
+    static_assert(S == 1 || S == 2 || S == 4 || S == 8, "cluster of 2^n <= 8");
+    static_assert(G::TILE_BYTES <= 48 * 1024, "partial tile over 48 KB");
+    extern __shared__ float4 dyn_smem[];
+    float *smem = (float *)dyn_smem;
+    int z = blockIdx.z, kt = K / G::BK; /* gridDim.z == S */
+    const float *a = A + (size_t)blockIdx.y * G::BM * K;
+    const float *b = B + (size_t)blockIdx.x * G::BN;
+    float *c = C + (size_t)blockIdx.y * G::BM * N + blockIdx.x * G::BN;
+    float acc[G::TM][G::TN] = {{0.0f}};
+    /* slice z: k tiles [z kt / S, (z + 1) kt / S), as even as they come */
+    tile_mainloop<G>(acc, a, b, N, K, z * kt / S, (z + 1) * kt / S, smem);
+    if constexpr (S == 1) {
+        store_tile<G>(c, N, acc);
+    } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        constexpr int ROWS = G::BM / S, QUADS = ROWS * G::BN / 4;
+        static_assert(QUADS % G::THREADS == 0, "whole passes of the sum");
+        namespace cg = cooperative_groups;
+        cg::cluster_group cluster = cg::this_cluster();
+        __syncthreads(); /* every warp is done with the last stage */
+        store_tile<G>(smem, G::BN, acc); /* this slice's partial tile */
+        cluster.sync(); /* all S partial tiles written and visible */
+        int r0 = (int)cluster.block_rank() * ROWS;
+#pragma unroll
+        for (int l = 0; l < QUADS / G::THREADS; l++) {
+            int i = threadIdx.x + l * G::THREADS;
+            int m = r0 + i / (G::BN / 4), n = i % (G::BN / 4) * 4;
+            float4 v[S];
+#pragma unroll
+            for (int q = 0; q < S; q++) /* all S loads in flight at once */
+                v[q] = *(const float4 *)cluster.map_shared_rank(
+                    &smem[m * G::BN + n], q);
+            float4 sum = v[0];
+#pragma unroll
+            for (int q = 1; q < S; q++) {
+                sum.x += v[q].x;
+                sum.y += v[q].y;
+                sum.z += v[q].z;
+                sum.w += v[q].w;
+            }
+            *(float4 *)&c[(size_t)m * N + n] = sum;
+        }
+        cluster.sync(); /* the others have read this block's partials */
+#else
+        __trap(); /* clusters need sm_90: the dispatch never gets here */
+#endif
+    }
+}
+
+/* rung 10's thin tile: 128 x 64 x 8, 128 threads of 8 x 8 (warp tiles
+ * 32 x 64), 4 stages, up to four blocks per SM (at most 128 registers a
+ * thread; k steps of 16 spill a few) */
+typedef gemm_tiles<128, 64, 8, 32, 64, 8, 8, 4, 4> tiles10;
+
+// ----------------------------------------------------------------------------
 // launchers
 
 static void launch3(const float *A, const float *B, float *C, int M, int N,
@@ -417,19 +719,168 @@ static void launch_tiled(int kernel, const float *A, const float *B, float *C,
             <<<grid, THREADS, 0, s>>>(A, B, C, N, K);
 }
 
-// ----------------------------------------------------------------------------
-// dispatch
-
-extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
-                       int K, cudaStream_t stream)
+/* do the shape and pointers fit kernel 8's or 10's tiles G, with the 32-bit
+ * offsets of copy_stage (a block's rows of A, all of B)? */
+template <class G>
+static int fits8(const float *A, const float *B, const float *C, int M, int N,
+                 int K)
 {
-    static int kernel = 0;
-    if (!kernel) {
-        const char *v = getenv("MATMUL_KERNEL");
-        kernel = v ? atoi(v) : 7;
-        if (kernel < 1 || kernel > 7)
-            kernel = 7;
+    return tiles_fit(A, B, C, M, N, K, G::BM, G::BN, G::BK) &&
+           (long long)(G::BM + 1) * K <= INT_MAX && (long long)K * N <= INT_MAX;
+}
+
+/* let the kernel use all of its SM's shared memory for blocks (the carveout
+ * is a hint; without it the driver may keep more L1 and fit fewer blocks) */
+template <class F> static void prefer_shared(F *kernel)
+{
+    if (cudaFuncSetAttribute(kernel,
+                             cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared) != cudaSuccess)
+        (void)cudaGetLastError(); /* only a hint: leave no error behind */
+}
+
+/* kernel 8 on tiles G, if the shape fits them and makes at least one block
+ * per SM; 0 if it does not (the caller falls back) */
+template <class G>
+static int launch8(const float *A, const float *B, float *C, int M, int N,
+                   int K, cudaStream_t s)
+{
+    static int once = 0;
+    if (!fits8<G>(A, B, C, M, N, K) ||
+        (long long)(M / G::BM) * (N / G::BN) < sm_count())
+        return 0;
+    if (!once) {
+        prefer_shared(matmul_kernel8<G>);
+        once = 1;
     }
+    dim3 grid(N / G::BN, M / G::BM);
+    matmul_kernel8<G><<<grid, G::THREADS, G::PIPE_BYTES, s>>>(A, B, C, N, K);
+    return 1;
+}
+
+/* can the current device launch thread-block clusters (sm_90)? */
+static int cluster_ok(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, dev) !=
+                cudaSuccess)
+            ok = 0;
+    }
+    return ok;
+}
+
+/* kernel 10: the thin tiles, the shared memory of a block (pipeline or
+ * partial tile), and the instantiation for S slices */
+typedef tiles10 G10;
+static const int bytes10 =
+    G10::PIPE_BYTES > G10::TILE_BYTES ? G10::PIPE_BYTES : G10::TILE_BYTES;
+typedef void (*kernel10_fn)(const float *, const float *, float *, int, int);
+
+static kernel10_fn kernel10_for(int S)
+{
+    switch (S) {
+    case 2: return matmul_kernel10<G10, 2>;
+    case 4: return matmul_kernel10<G10, 4>;
+    case 8: return matmul_kernel10<G10, 8>;
+    default: return matmul_kernel10<G10, 1>;
+    }
+}
+
+/* the launch of S slices of every tile as clusters of S blocks */
+static void config10(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int M,
+                     int N, int S, cudaStream_t s)
+{
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = dim3(N / G10::BN, M / G10::BM, S);
+    cfg->blockDim = dim3(G10::THREADS);
+    cfg->dynamicSmemBytes = bytes10;
+    cfg->stream = s;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = 1;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = S; /* the S slices of one tile */
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+}
+
+/* can all the clusters of S blocks be resident at once (one wave)? */
+static int clusters_fit(int M, int N, int S)
+{
+    static int cap[9]; /* clusters of S blocks the GPU holds (0: not asked
+                        * yet, -1: could not tell) */
+    if (!cap[S]) {
+        cudaLaunchConfig_t cfg;
+        cudaLaunchAttribute attr;
+        int n = 0;
+        config10(&cfg, &attr, M, N, S, 0);
+        if (cudaOccupancyMaxActiveClusters(&n, kernel10_for(S), &cfg) !=
+            cudaSuccess) {
+            (void)cudaGetLastError();
+            n = -1;
+        }
+        cap[S] = n > 0 ? n : -1;
+    }
+    return (long long)cap[S] >= (long long)(M / G10::BM) * (N / G10::BN);
+}
+
+/* K slices: double S (up to 8, the portable cluster size) while there are
+ * fewer than two blocks per SM, each slice keeps at least 4 k tiles, and
+ * all the clusters fit on the GPU at once. MATMUL_SPLITK=1, 2, 4 or 8
+ * forces S (for tuning). */
+static int split_count(int M, int N, int K)
+{
+    static int forced = -1;
+    if (forced < 0) {
+        const char *v = getenv("MATMUL_SPLITK");
+        int f = v ? atoi(v) : 0;
+        forced = f == 1 || f == 2 || f == 4 || f == 8 ? f : 0;
+    }
+    if (forced)
+        return forced;
+    long long tiles = (long long)(M / G10::BM) * (N / G10::BN);
+    int kt = K / G10::BK, S = 1;
+    while (S < 8 && tiles * S < 2LL * sm_count() && kt / (2 * S) >= 4 &&
+           clusters_fit(M, N, 2 * S))
+        S *= 2;
+    return S;
+}
+
+/* kernel 10 on the thin tiles, split S ways when that is worth it and the
+ * GPU has clusters; 0 if the shape does not fit the tiles */
+static int launch10(const float *A, const float *B, float *C, int M, int N,
+                    int K, cudaStream_t s)
+{
+    static int once = 0;
+    if (!fits8<G10>(A, B, C, M, N, K))
+        return 0;
+    if (!once) {
+        for (int S = 1; S <= 8; S *= 2)
+            prefer_shared(kernel10_for(S));
+        once = 1;
+    }
+    int S = cluster_ok() ? split_count(M, N, K) : 1;
+    if (S > 1) {
+        cudaLaunchConfig_t cfg;
+        cudaLaunchAttribute attr;
+        config10(&cfg, &attr, M, N, S, s);
+        if (cudaLaunchKernelEx(&cfg, kernel10_for(S), A, B, C, N, K) ==
+            cudaSuccess)
+            return 1;
+        (void)cudaGetLastError(); /* refused: run it unsplit */
+    }
+    dim3 grid(N / G10::BN, M / G10::BM, 1);
+    matmul_kernel10<G10, 1><<<grid, G10::THREADS, bytes10, s>>>(A, B, C, N, K);
+    return 1;
+}
+
+/* rungs 1 to 7 (rungs 4 to 7 fall back to rung 3 on shapes that do not fit
+ * their tiles) */
+static void launch_classic(int kernel, const float *A, const float *B, float *C,
+                           int M, int N, int K, cudaStream_t stream)
+{
     if (kernel == 1) {
         dim3 grid((M + 31) / 32, (N + 31) / 32);
         matmul_kernel1<<<grid, dim3(32, 32), 0, stream>>>(A, B, C, M, N, K);
@@ -450,4 +901,44 @@ extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
     } else {
         launch3(A, B, C, M, N, K, stream);
     }
+}
+
+// ----------------------------------------------------------------------------
+// dispatch
+
+/* the rung that runs without MATMUL_KERNEL */
+#define MATMUL_DEFAULT 7
+#define MATMUL_RUNGS   10
+
+extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
+                       int K, cudaStream_t stream)
+{
+    static int kernel = 0;
+    if (!kernel) {
+        const char *v = getenv("MATMUL_KERNEL");
+        kernel = v ? atoi(v) : MATMUL_DEFAULT;
+        if (kernel < 1 || kernel > MATMUL_RUNGS)
+            kernel = MATMUL_DEFAULT;
+    }
+    /* rungs 8 to 10 take the shapes their tiles fit; the rest go down the
+     * ladder to rung 7 */
+    switch (kernel) {
+    case 8:
+        if (launch8<tiles8>(A, B, C, M, N, K, stream))
+            return;
+        break;
+    case 9:
+        if (launch8<tiles9>(A, B, C, M, N, K, stream))
+            return;
+        break;
+    case 10:
+        /* the tile table: large products take rung 9's 128 x 128 tiles,
+         * thin and small ones 128 x 64 tiles split along K */
+        if (launch8<tiles9>(A, B, C, M, N, K, stream) ||
+            launch10(A, B, C, M, N, K, stream))
+            return;
+        break;
+    default: break;
+    }
+    launch_classic(kernel < 8 ? kernel : 7, A, B, C, M, N, K, stream);
 }
