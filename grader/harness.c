@@ -46,8 +46,13 @@ extern char **environ;
 #define SPOT_CHECKS     2     /* timed calls checked on the CPU, at random */
 #define TRACE_SPOTS     2     /* timed calls traced at random (not timed) */
 #define OUTPUT_CAP      65536 /* bytes of the runner's output relayed */
-#define ALLOW_ABS_MS    0.05 /* unexplained time allowed per call */
-#define ALLOW_REL       0.10
+/* unexplained time allowed per call, in the lower quartile of the calls:
+ * on an H200 honest references showed at most 0.06 ms (0.28 ms at 5 ms
+ * calls), with spikes of 0.2-0.5 ms in a quarter of the calls (the OS,
+ * the GPU's time slices); a submission that hides work after its timed
+ * window shows it in every call */
+#define ALLOW_ABS_MS    0.10
+#define ALLOW_REL       0.15
 #define WORKSPACE_CAP   ((uint64_t)16 << 30)
 
 /* ---- the judge's process-wide state --------------------------------------- */
@@ -1339,7 +1344,8 @@ static int prepare_call(struct kase *k, int call, int mode, struct shot *sh,
     }
     if (J.gpu) {
         cl_timer_flush_l2(J.timer);
-        CUDA_CHECK(cudaStreamSynchronize(J.s));
+        /* all of the judge's work, on any stream, done before the call */
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
     return 0;
 }
@@ -1529,6 +1535,23 @@ static double median_of(const struct series *s)
     return cl_stats_compute(s->v, s->n, &st) == 0 ? st.median : 0;
 }
 
+static double quantile_of(struct series *s, double q)
+{
+    if (!s->n)
+        return 0;
+    double *v = cl_xmalloc((size_t)s->n * sizeof *v);
+    memcpy(v, s->v, (size_t)s->n * sizeof *v);
+    for (int i = 1; i < s->n; i++) /* insertion sort: a few hundred */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    double x = cl_quantile_sorted(v, s->n, q);
+    free(v);
+    return x;
+}
+
 static int stable(const struct series *s)
 {
     return s->n < MIN_SAMPLES || cl_stats_stable(s->v, s->n, STABLE_REL);
@@ -1633,7 +1656,7 @@ static void time_case(struct kase *k)
     double c1 = median_of(&cp), c2 = median_of(&sc);
     r->ceil_ms = c1 > 0 && (c2 <= 0 || c1 < c2) ? c1 : c2;
     r->ceil_work = r->ceil_ms > 0 ? k->plan.ceil_bytes : 0;
-    r->unexplained_ms = median_of(&un);
+    r->unexplained_ms = quantile_of(&un, 0.25);
     if (r->status == CL_ST_PASS)
         describe_baselines(k, bs, best);
     /* the student's time, confirmed by the judge's own clock */
