@@ -13,6 +13,41 @@
  *     h' = (1 - z) * n + z * h
  *
  * All tensors are FP32, row-major and densely packed.
+ *
+ * What you may rely on:
+ * - Sizes: case names spell them (t = T, b = B, i = I, h = H, l = L;
+ *   `t5-b37-l2-h512` is T = 5, B = 37, L = 2, H = 512; the README's table
+ *   gives the sizes a name leaves out). Graded cases have 1 <= B <= 64,
+ *   64 <= I <= 768, 100 <= H <= 512 in part A, and 1 <= T <= 64,
+ *   1 <= B <= 256, 32 <= I <= 768, 96 <= H <= 512, 1 <= L <= 3 in part B;
+ *   `make bench` also calls T = 128, H = I = 1024 and L = 4.
+ * - Alignment: activations and the workspace start 16-byte aligned. A
+ *   layer's w_ih, w_hh, b_ih, b_hh are packed in that order in one buffer:
+ *   16-byte aligned when H * In and H are multiples of 4 (every graded
+ *   case), but only 4 bytes are promised: test before float4 accesses.
+ * - The workspace is allocated once per shape, outside the timed region,
+ *   and passed to every call of that shape. Outputs are filled with NaN
+ *   bytes before each call and guard zones catch writes outside a buffer.
+ *
+ * What you may do:
+ * - Add kernels, helpers and static variables, and change the skeleton's
+ *   kernels, helpers and their signatures: only the three entry points
+ *   below are fixed.
+ * - Query the device (cudaGetDevice, cudaGetDeviceProperties, the
+ *   occupancy calculator) and allocate scratch memory. Everything inside
+ *   the call is timed: cudaMalloc there is slow and counts (use the
+ *   workspace). Allocations and the cuBLAS handle may be cached in static
+ *   variables across calls, results may not: every call gets fresh inputs
+ *   and every call's output is checked.
+ * - Enqueue all work on the stream passed in, cuBLAS included
+ *   (cublasSetStream); work on another stream fails the case.
+ * - Use the CUDA runtime and cuBLAS (allowed in Labs 5 and 6 only); no
+ *   cuDNN, and no process, file, thread, signal or dynamic-loading calls
+ *   (fork, kill, system, fopen, open, write, dlopen, dlsym, pthread_create,
+ *   setenv, chdir, mprotect, signal, sigaction, ...): such a submission is
+ *   refused. printf and fprintf(stderr, ...) are fine.
+ * - Warnings (-Wall -Wextra) cost no points, but `make check` fails on
+ *   them.
  */
 #ifndef LAB5_GRU_H
 #define LAB5_GRU_H

@@ -16,6 +16,41 @@
  *
  * The GRUs are Lab 5's (gates r, z, n; PyTorch's weight layout). Every
  * tensor is FP32, row-major, densely packed, on the device.
+ *
+ * What you may rely on:
+ * - Sizes: case names spell them (b = B, s = S, t = T: `greedy-b3-s6-t12`
+ *   is B = 3, S = 6, T = 12; the speed cases `b1` to `b256` are
+ *   S = T = 32, V = 8192, E = 256, H = 512). Graded cases have
+ *   1 <= B <= 1000, 1 <= S <= 32, 1 <= T <= 32, 33 <= V <= 8192,
+ *   16 <= E <= 256, 24 <= H <= 512; `make bench` also calls T = 128.
+ * - Alignment: src, tokens, logits, y_in, out and the workspace start
+ *   16-byte aligned. The model's tensors are packed in one buffer in the
+ *   struct's order: 16-byte aligned in every graded case, but only 4 bytes
+ *   are promised: test before float4 accesses.
+ * - The workspace is allocated once per model and shape, outside the timed
+ *   region, and passed to every call of that shape. Outputs are filled
+ *   with NaN bytes before each call and guard zones catch writes outside a
+ *   buffer.
+ *
+ * What you may do:
+ * - Add kernels, helpers and static variables, and change the skeleton's
+ *   helpers and their signatures: only the three entry points below are
+ *   fixed.
+ * - Query the device (cudaGetDevice, cudaGetDeviceProperties, the
+ *   occupancy calculator) and allocate scratch memory. Everything inside
+ *   the call is timed, graph capture included: cudaMalloc there is slow
+ *   and counts (use the workspace). Allocations, the cuBLAS handle and
+ *   CUDA graphs may be kept in static variables across calls, results may
+ *   not: every call gets fresh inputs and every call's output is checked.
+ * - Enqueue all work on the stream passed in, cuBLAS and graph launches
+ *   included; work on another stream fails the case.
+ * - Use the CUDA runtime and cuBLAS (allowed in Labs 5 and 6 only); no
+ *   cuDNN, and no process, file, thread, signal or dynamic-loading calls
+ *   (fork, kill, system, fopen, open, write, dlopen, dlsym, pthread_create,
+ *   setenv, chdir, mprotect, signal, sigaction, ...): such a submission is
+ *   refused. printf and fprintf(stderr, ...) are fine.
+ * - Warnings (-Wall -Wextra) cost no points, but `make check` fails on
+ *   them.
  */
 #ifndef LAB6_SEQ2SEQ_H
 #define LAB6_SEQ2SEQ_H
