@@ -5,6 +5,8 @@
 # draws. With SOLUTION=1, one run per rung of each ladder listed in
 # solutions/NN-*/LADDER: lines of "VARIABLE first last [GROUP]", where a
 # GROUP keeps only the cases named "GROUP:..." for that variable's rungs.
+# Without a GPU it says so and exits 3 (the grader's code), printing no
+# table.
 set -uo pipefail
 lab=${1:?usage: bench.sh LAB [student|solution]}
 variant=${2:-student}
@@ -23,6 +25,10 @@ run() { # run LABEL [VAR=value]
     env "$@" "$grade" "$lab" $([ "$variant" = solution ] && echo --solution) \
         --bench --no-color --seed 1 --csv "$csv" --label "$label" >/dev/null 2>&1
     local rc=$?
+    if [ $rc -eq 3 ]; then # nothing to time anywhere: say so once, and fail
+        echo "bench: no usable CUDA GPU here: nothing was timed (the grader exited 3)" >&2
+        exit 3
+    fi
     [ $rc -le 1 ] || echo "bench: the grader exited $rc for $label" >&2
 }
 
