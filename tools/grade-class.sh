@@ -160,7 +160,7 @@ list_entries() {
     echo "$layout" > "$ent/layout"
     case $layout in
     gradescope)
-        local prev="" people
+        local people
         people=$(gradescope_people "$subs/submission_metadata.yml")
         for f in "$subs"/*/; do
             folder=$(basename "$f")

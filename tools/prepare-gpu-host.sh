@@ -33,8 +33,7 @@ pkgs="check libsubunit0 libsubunit-dev libcjson1 libcjson-dev libseccomp2
       libseccomp-dev libcapstone4 libcapstone-dev"
 arch=${ARCH:-$(dpkg --print-architecture)}
 [ "${FORCE:-0}" != 1 ] || rm -f "$deps"/debs/*.deb
-[ -n "$(ls /var/lib/apt/lists 2> /dev/null | grep -v -e '^lock$' -e '^partial$' | head -n 1)" ] ||
-    apt-get update -qq
+compgen -G '/var/lib/apt/lists/*_Packages*' > /dev/null || apt-get update -qq
 have() { # have PACKAGE: its .deb for $arch is in .deps/debs
     local f
     for f in "$deps/debs/${1}_"*"_${arch}.deb" "$deps/debs/${1}_"*_all.deb; do
