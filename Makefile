@@ -1,16 +1,22 @@
 # CUDA Labs: a graded CUDA workbook in C.
 #
 #   make grade [LAB=01|vector-add] [SOLUTION=1] [ARGS="--case n=31"]
+#   make check [LAB=01]  compile warning-free, static checks (no GPU needed)
 #   make test        build everything (every skeleton, solution, the grader)
 #                    and run the unit tests; GPU suites skip without a GPU
+#   make help        every target, variable and exit code
 #   make clean
 #
 # Variables you may set: CUDA_HOME, CUDNN_HOME, GPU_ARCH ("80 90"), V=1,
-# WERROR=1, BUILD.
+# WERROR=1, BUILD, CC, NO_APT=1.
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
-CC        := gcc
+# gcc unless the environment or the command line names another compiler
+# (make's own default, cc, does not count)
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
 BUILD     ?= build
 V         ?= 0
 WERROR    ?= 0
@@ -37,14 +43,18 @@ else
 endif
 
 # ---- cuDNN: CUDNN_HOME, the toolkit, or the system paths ------------------
+# (x86_64 and aarch64 hosts: Debian's multiarch folders, and the toolkit's
+# targets/ folders, sbsa-linux on Arm servers such as GH200)
 
+MULTIARCH  := x86_64-linux-gnu aarch64-linux-gnu
+CUDA_TGTS  := $(CUDA_HOME)/targets/x86_64-linux $(CUDA_HOME)/targets/sbsa-linux
 ifdef CUDNN_HOME
   CUDNN_INC := $(CUDNN_HOME)/include
-  CUDNN_SO  := $(firstword $(wildcard $(CUDNN_HOME)/lib64/libcudnn.so* $(CUDNN_HOME)/lib/libcudnn.so* $(CUDNN_HOME)/lib/x86_64-linux-gnu/libcudnn.so*))
+  CUDNN_SO  := $(firstword $(wildcard $(CUDNN_HOME)/lib64/libcudnn.so* $(CUDNN_HOME)/lib/libcudnn.so* $(foreach m,$(MULTIARCH),$(CUDNN_HOME)/lib/$(m)/libcudnn.so*)))
 else
-  CUDNN_H   := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h /usr/include/cudnn.h /usr/local/cudnn/include/cudnn.h))
+  CUDNN_H   := $(firstword $(wildcard $(CUDA_HOME)/include/cudnn.h $(foreach t,$(CUDA_TGTS),$(t)/include/cudnn.h) $(foreach m,$(MULTIARCH),/usr/include/$(m)/cudnn.h) /usr/include/cudnn.h /usr/local/cudnn/include/cudnn.h))
   CUDNN_INC := $(patsubst %/,%,$(dir $(CUDNN_H)))
-  CUDNN_SO  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcudnn.so /usr/lib/x86_64-linux-gnu/libcudnn.so $(CUDA_HOME)/lib64/libcudnn.so.9 /usr/lib/x86_64-linux-gnu/libcudnn.so.9 /usr/local/cudnn/lib64/libcudnn.so))
+  CUDNN_SO  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcudnn.so $(foreach t,$(CUDA_TGTS),$(t)/lib/libcudnn.so) $(foreach m,$(MULTIARCH),/usr/lib/$(m)/libcudnn.so) $(CUDA_HOME)/lib64/libcudnn.so.9 $(foreach t,$(CUDA_TGTS),$(t)/lib/libcudnn.so.9) $(foreach m,$(MULTIARCH),/usr/lib/$(m)/libcudnn.so.9) /usr/local/cudnn/lib64/libcudnn.so))
 endif
 CUDNN_DIR  := $(patsubst %/,%,$(dir $(CUDNN_SO)))
 CUDNN_LINK := $(if $(CUDNN_SO),-L$(CUDNN_DIR) -l:$(notdir $(CUDNN_SO)) -Wl$(,)-rpath$(,)$(CUDNN_DIR),-lcudnn)
@@ -125,10 +135,22 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
+# SOLUTION is 0 (your code) or 1 (the reference), nothing else; a handout
+# (no solutions/) has no reference to grade
+ifneq ($(filter-out 0 1,$(SOLUTION))$(word 2,$(SOLUTION)),)
+  $(error SOLUTION=$(SOLUTION): use SOLUTION=1 for the reference solution, SOLUTION=0 (the default) for your code)
+endif
+ifeq ($(SOLUTION)$(wildcard solutions),1)
+  $(error SOLUTION=1: the reference solutions are not part of the handout (this tree has no solutions/))
+endif
+# a maintainer's tree has the grader's own tests; a handout does not
+MAINTAINER := $(if $(wildcard grader/tests/fixtures),1)
+
 .PHONY: all fixtures grade demo test bench plots docs memcheck profile handout \
         release-solutions grade-class grade-class-slurm build-submission \
         deps clean info \
-        format format-check
+        format format-check \
+        help check autograder grader
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -137,17 +159,27 @@ VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 all: deps $(GRADER) $(RUNNER) $(STUDENT_SO) $(SOLUTION_SO)
 
 ## grade: grade LAB (default: every lab) with the student's code or SOLUTION=1
+## (make stops at the first lab that finds no GPU: one message, not six)
 grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
 	$(Q)rc=0; for l in $(GRADE_LABS); do \
 	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(ARGS) || rc=$$?; \
+	  [ $$rc -ne 3 ] || break; \
 	done; exit $$rc
 
 ## fixtures: the known-bad submissions the tests grade
 fixtures: $(FIXTURE_SO)
 
-## test: build everything and run the unit tests (GPU suites need a GPU)
+## test: (maintainers) build everything and run the grader's own tests
+## (GPU suites need a GPU); a handout has no tests and says so
+ifeq ($(MAINTAINER),1)
 test: all $(TESTS) $(FIXTURE_SO) $(SELFTEST_SO)
 	$(Q)sh grader/tests/run-suites.sh $(TESTS)
+else
+test:
+	@echo "make test is a maintainer's command: it runs the grader's own test suites,"
+	@echo "which are not part of the handout. To check your lab: 'make check LAB=NN'"
+	@echo "(compiles it warning-free, no GPU needed), then 'make grade LAB=NN' on a GPU."
+endif
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
 ## (SOLUTION=1: with the reference)
@@ -156,11 +188,13 @@ demo: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUIL
 	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so --demo --no-color $(ARGS) || rc=$$?; \
 	done; exit $$rc
 
-## bench: time LAB's speed cases and size sweep (SOLUTION=1: every rung)
+## bench: time LAB's speed cases and size sweep (SOLUTION=1: every rung);
+## without a GPU it says so and fails (the grader's exit 3)
 bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
-	$(Q)for l in $(GRADE_LABS); do \
-	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT); \
-	done
+	$(Q)rc=0; for l in $(GRADE_LABS); do \
+	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT) || rc=$$?; \
+	  [ $$rc -ne 3 ] || break; \
+	done; exit $$rc
 
 ## peers: PyTorch's ops timed beside the references and the library
 ## baselines on every speed case (tools/peers.py: needs a GPU and PyTorch,
@@ -188,9 +222,11 @@ profile: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(B
 	  bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so || rc=1; \
 	done; exit $$rc
 
-## grade-class: grade every submission in SUBMISSIONS for LAB into OUT
-## (default build/class/NN-name): results/, logs/, gradebook.csv.
-## FORCE=1 re-grades; GPUS="0 1" spreads over GPUs; TIMEOUT per submission
+## grade-class: grade every submission in SUBMISSIONS (a folder or a .zip:
+## one file or folder per student, or Canvas's or Gradescope's export) for
+## LAB into OUT (default build/class/NN-name): results/, logs/,
+## gradebook.csv. FORCE=1 re-grades; GPUS="0 1" spreads over GPUs; TIMEOUT
+## per submission; FORMAT=canvas|gradescope also writes that LMS's import
 SUBMISSIONS ?=
 grade-class: deps $(GRADER)
 	$(Q)bash tools/grade-class.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)"
@@ -200,10 +236,14 @@ grade-class-slurm: deps $(GRADER)
 	$(Q)bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
 
 # build one submission (used by the batch): SRC=file.cu SO=out.so LABDIR=..
+# (SRC and SO reach the recipe through the environment: spaces, quotes and
+# any letters are safe; nvcc itself runs a shell on file names, so the
+# batch builds a copy of a source whose path holds $ ` " or \)
 build-submission:
-	$(Q)mkdir -p $(dir $(SO)) && $(NVCC) $(SO_FLAGS) -Ilabs/$(LABDIR) -o $(SO) $(SRC)
+	$(Q)mkdir -p "$$(dirname "$$SO")" && $(NVCC) $(SO_FLAGS) -Ilabs/$(LABDIR) -o "$$SO" "$$SRC"
 
-## handout: dist/cuda-labs-handout-VERSION.tar.gz, everything but solutions/
+## handout: dist/cuda-labs-handout-VERSION.tar.gz: everything but solutions/
+## and the grader's own tests (no file in it answers a lab)
 ## release-solutions [LAB=..]: the chosen labs' solutions, ladders and notes
 VERSION_STR := $(shell cat VERSION 2>/dev/null || echo 0)
 DIST        ?= dist
@@ -211,6 +251,54 @@ handout:
 	$(Q)sh tools/release.sh handout $(DIST) $(VERSION_STR)
 release-solutions:
 	$(Q)sh tools/release.sh solutions $(DIST) $(VERSION_STR) $(if $(LAB),$(GRADE_LABS))
+
+# ---- instructor and student tools: help, check, the Gradescope bundle -----
+
+## check: compile LAB (default: every lab; SOLUTION=1: the reference) with
+## host and device warnings as errors, then the grader's static checks
+## (entry points, libraries): a first loop with no GPU
+CHECK_FLAGS := -Xcompiler -Werror -Werror all-warnings
+check: deps $(GRADER)
+	$(Q)rc=0; for l in $(GRADE_LABS); do \
+	  [ -d labs/$$l ] || { echo "check: unknown lab '$$l' (make help)" >&2; rc=2; continue; }; \
+	  echo "## $$l"; mkdir -p $(BUILD)/check/$(VARIANT) || exit 6; \
+	  $(NVCC) $(SO_FLAGS) $(CHECK_FLAGS) -Ilabs/$$l -o $(BUILD)/check/$(VARIANT)/$$l.so \
+	    $(if $(filter 1,$(SOLUTION)),solutions,labs)/$$l/*.cu || { rc=1; continue; }; \
+	  $(GRADER) $$l --lib $(BUILD)/check/$(VARIANT)/$$l.so --check || rc=$$?; \
+	done; exit $$rc
+
+## autograder: LAB's Gradescope autograder, dist/autograder-NN-name.zip
+## (setup.sh, run_autograder; docs/instructor.md says how to use it)
+autograder:
+	$(Q)[ -n "$(LAB)" ] || { echo "autograder: which lab? make autograder LAB=NN" >&2; exit 2; }
+	$(Q)sh tools/release.sh autograder $(DIST) $(VERSION_STR) $(GRADE_LABS)
+
+# the grader alone (the autograder's setup.sh builds it so)
+grader: deps $(GRADER)
+
+## help: this list: the targets, the variables, the grader's exit codes
+help:
+	@echo "usage: make [TARGET] [VARIABLE=value ...]"
+	@echo
+	@awk '/^## / { s = substr($$0, 4); \
+	  if (match(s, /^[a-z][-a-z0-9 \/]*(\[[^]]*\])?: /)) \
+	    printf "  %-20s %s\n", substr(s, 1, RLENGTH - 2), substr(s, RLENGTH + 1); \
+	  else printf "  %-20s %s\n", "", s }' $(firstword $(MAKEFILE_LIST))
+	@echo
+	@echo "variables: LAB (01, 1, vector-add or 01-vector-add), SOLUTION (0 or 1),"
+	@echo "  ARGS (options for the grader: build/bin/grade --help), CUDA_HOME,"
+	@echo "  CUDNN_HOME, GPU_ARCH (\"80 90\"), CC, BUILD, V=1, WERROR=1, NO_APT=1;"
+	@echo "  grade-class: SUBMISSIONS, OUT, FORCE=1, GPUS, TIMEOUT, SEED, FORMAT"
+	@echo "  (canvas or gradescope), ASSIGNMENT"
+	@echo
+	@echo "the grader's exit codes: 0 graded, all correct; 1 graded, a case failed;"
+	@echo "  2 usage error; 3 no GPU (nothing graded); 4 forbidden library;"
+	@echo "  5 the submission cannot be loaded (make check: 4 or 5 when a static"
+	@echo "  check fails); 6 internal error; 7 a data file of the lab is missing or"
+	@echo "  corrupt."
+	@echo "  make itself exits 0 or 2: when the grader fails, make's last line"
+	@echo "  ends in 'Error N' with the grader's code N; build/bin/grade NN exits"
+	@echo "  with the code itself."
 
 ## docs: the HTML site (Doxygen) in build/docs/html; warnings fail it
 DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) docs/grading.md \
@@ -230,10 +318,11 @@ docs:
 plots:
 	$(Q)bash tools/plots.sh
 
-## deps: make sure Check and cJSON are there (installs them with apt as root)
+## deps: make sure Check and cJSON are there (as root with apt, it says so
+## and installs them; NO_APT=1: only name the command)
 deps:
 	$(Q)CUDA_HOME=$(CUDA_HOME) CUDNN_FOUND=$(if $(CUDNN_INC),$(if $(CUDNN_SO),1)) \
-	  sh grader/tests/deps.sh
+	  CC="$(CC)" NO_APT="$(NO_APT)" sh tools/deps.sh
 
 ## format / format-check: apply or verify .clang-format on our C and CUDA
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \

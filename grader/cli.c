@@ -65,6 +65,12 @@ static void usage(FILE *f, const char *prog)
             "      --which         print LAB's id, name and source file\n"
             "      --collect DIR   write DIR/gradebook.csv from DIR/results "
             "(a batch)\n"
+            "      --format FMT    with --collect, also write the layout an "
+            "LMS imports:\n"
+            "                      canvas (DIR/gradebook-canvas.csv) or "
+            "gradescope\n"
+            "      --assignment T  with --format canvas: the grade column's "
+            "title\n"
             "  -h, --help          this text\n"
             "  -V, --version       the grader's version\n\n"
             "exit codes: 0 graded, all correct; 1 graded, a case failed; "
@@ -183,7 +189,9 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_POLICY,
         OPT_CHECK,
         OPT_TOOL,
-        OPT_NOTRACE
+        OPT_NOTRACE,
+        OPT_FORMAT,
+        OPT_ASSIGNMENT
     };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
@@ -209,6 +217,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"check", no_argument, NULL, OPT_CHECK},
         {"tool-mode", no_argument, NULL, OPT_TOOL},
         {"no-trace", no_argument, NULL, OPT_NOTRACE},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"assignment", required_argument, NULL, OPT_ASSIGNMENT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -218,7 +228,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     memset(&o, 0, sizeof o);
     const char *json = NULL, *source = NULL, *csv = NULL, *label = NULL;
     int solution = 0, have_seed = 0, list = 0, which = 0;
-    const char *collect = NULL, *policy_path = NULL;
+    const char *collect = NULL, *policy_path = NULL, *assignment = NULL;
+    enum cl_book_format book = CL_BOOK_CSV;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
@@ -260,10 +271,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_WHICH: which = 1; break;
         case OPT_COLLECT: collect = optarg; break;
         case OPT_DEMO: o.demo = 1; break;
-        case OPT_POLICY: policy_path = optarg; break;
-        case OPT_CHECK: o.check_only = 1; break;
-        case OPT_TOOL: o.tool_mode = 1; break;
-        case OPT_NOTRACE: o.no_trace = 1; break;
+    const char *collect = NULL, *policy_path = NULL, *assignment = NULL;
+    enum cl_book_format book = CL_BOOK_CSV;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
@@ -308,12 +317,16 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     }
     if (collect) {
         char err[512];
-        int n = cl_gradebook_collect(collect, lab, err, sizeof err);
+        int n = cl_gradebook_collect_as(collect, lab, book, assignment, err,
+                                        sizeof err);
         if (n < 0) {
             fprintf(stderr, "%s: %s\n", prog, err);
             return CL_EXIT_INTERNAL;
         }
-        printf("gradebook: %d submissions in %s/gradebook.csv\n", n, collect);
+        static const char *const also[] = {"", " and gradebook-canvas.csv",
+                                           " and gradebook-gradescope.csv"};
+        printf("gradebook: %d rows in %s/gradebook.csv%s\n", n, collect,
+               also[book]);
         return CL_EXIT_OK;
     }
     char lib[1024], src[1024];

@@ -7,6 +7,8 @@
 # GROUP keeps only the cases named "GROUP:..." for that variable's rungs,
 # and optional lines of 'name VARIABLE k "rung name"': the rung's label in
 # the CSV and the table (and the plots' legend); "VARIABLE=k" without one.
+# Without a GPU it says so and exits 3 (the grader's code), printing no
+# table.
 set -uo pipefail
 lab=${1:?usage: bench.sh LAB [student|solution]}
 variant=${2:-student}
@@ -25,6 +27,10 @@ run() { # run LABEL [VAR=value]
     env "$@" "$grade" "$lab" $([ "$variant" = solution ] && echo --solution) \
         --bench --no-color --seed 1 --csv "$csv" --label "$label" >/dev/null 2>&1
     local rc=$?
+    if [ $rc -eq 3 ]; then # nothing to time anywhere: say so once, and fail
+        echo "bench: no usable CUDA GPU here: nothing was timed (the grader exited 3)" >&2
+        exit 3
+    fi
     [ $rc -le 1 ] || echo "bench: the grader exited $rc for $label" >&2
 }
 

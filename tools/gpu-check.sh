@@ -10,6 +10,11 @@
 #     bash tools/gpu-check.sh bench   # the ladders' sweeps (make bench)
 #     bash tools/gpu-check.sh lab 05 [06]  # one lab in depth: solution,
 #                                     # skeleton, fixtures, ladder, sanitizers
+#     bash tools/gpu-check.sh batch2  # a class batch on two GPUs (GPUS="0 1"),
+#                                     # names with spaces, quotes, accents
+#     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
+#                                     # setup.sh, then run_autograder on the
+#                                     # reference and the skeleton
 #
 # Each phase fits a 10-minute window on one GPU.
 set -uo pipefail
@@ -61,6 +66,65 @@ if [ "$phase" = lab ]; then
         step "bench-$id" make bench LAB="$id" SOLUTION=1
         grep -E '^\|' "$OUT/bench-$id.log" | tee -a "$sum"
         cp build/bench/lab"$id".csv "$final/" 2>/dev/null
+    done
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = batch2 ]; then
+    ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+    [ "$ngpu" -ge 2 ] || { note "batch2: needs two GPUs, this host has $ngpu"; exit 1; }
+    subs=build/gpu-check-subs/batch2
+    out=build/class/gpu-check-batch2
+    rm -rf "$subs" "$out" && mkdir -p "$subs/mary o'neil"
+    ref=solutions/01-vector-add/vector_add.cu
+    cp "$ref" "$subs/john smith.cu"
+    cp "$ref" "$subs/mary o'neil/vector_add.cu"
+    cp "$ref" "$subs/Zoë Ä.cu"
+    cp "$ref" "$subs/Zoé Ä.cu"
+    cp labs/01-vector-add/vector_add.cu "$subs/skeleton.cu"
+    for f in short_by_one crash_kernel cublas; do
+        cp "grader/tests/fixtures/lab01/$f.cu" "$subs/"
+    done
+    step batch2 env GPUS="0 1" TIMEOUT=300 make grade-class LAB=01 \
+        SUBMISSIONS="$subs" OUT="$out"
+    note "queues: gpu 0 graded $(grep -c '^\[gpu 0\] done' "$OUT/batch2.log"), gpu 1 graded $(grep -c '^\[gpu 1\] done' "$OUT/batch2.log") (8 in all expected)"
+    note "GPUs seen in the results (2 expected): $(cat "$out"/results/*.json | grep -o '"uuid":[^,]*' | sort -u | wc -l)"
+    note "rows: $(($(wc -l < "$out/gradebook.csv") - 1)) (8 expected), not graded: $(grep -c 'not graded' "$out/gradebook.csv") (0 expected)"
+    cut -d, -f1-7 "$out/gradebook.csv" | tee -a "$sum"
+    cp -R "$out" "$OUT/batch2-out"
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = autograder ]; then
+    shift
+    [ $# -gt 0 ] || set -- 01
+    for id in "$@"; do
+        read -r _ slug file < <(build/bin/grade "$id" --which)
+        dist=build/gpu-check-dist
+        r=$PWD/build/gpu-check-ag/$id
+        rm -rf "$r" && mkdir -p "$r/source" "$r/submission"
+        step "autograder-zip-$id" make autograder LAB="$id" DIST="$dist"
+        unzip -qq "$dist/autograder-$id-$slug.zip" -d "$r/source"
+        cp "$r/source/run_autograder" "$r/"
+        # the host has CUDA and the libraries: setup.sh only builds
+        step "autograder-setup-$id" env NO_APT=1 bash "$r/source/setup.sh"
+        for who in reference skeleton; do
+            rm -rf "$r/submission" "$r/results" && mkdir -p "$r/submission"
+            if [ $who = reference ]; then
+                cp "solutions/$id-$slug/$(basename "$file")" "$r/submission/"
+            else
+                cp "$file" "$r/submission/"
+            fi
+            step "autograder-run-$id-$who" env AUTOGRADER_ROOT="$r" "$r/run_autograder"
+            cp "$r/results/results.json" "$OUT/autograder-$id-$who.json"
+            note "  $id $who: $(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("valid results.json: score %s, %d tests, visibility %s, status %s" % (d.get("score"),
+      len(d.get("tests", [])), d.get("visibility", "visible"),
+      d.get("extra_data", {}).get("status")))' "$r/results/results.json" 2>&1 | tail -n 1)"
+        done
     done
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"

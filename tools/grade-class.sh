@@ -2,13 +2,31 @@
 # Grade a whole class for one lab.
 #
 #   tools/grade-class.sh LAB SUBMISSIONS [OUT]      every submission
-#   tools/grade-class.sh --one LAB ENTRY OUT        one (the Slurm tasks)
+#   tools/grade-class.sh --list LAB SUBMISSIONS OUT list them (OUT/entries)
+#   tools/grade-class.sh --one LAB N OUT            the Nth listed (0-based;
+#                                                   the Slurm tasks)
 #
-# SUBMISSIONS holds one entry per student: NAME.cu, a folder NAME/ with the
-# lab's source file somewhere inside, or NAME.tar.gz / NAME.tgz / NAME.tar.
-# Each is built in its own folder (OUT/work/NAME), graded in isolation by
-# the grader with a wall-clock limit, and leaves OUT/results/NAME.json (the
-# grader's results.json) or OUT/results/NAME.status (compile-error,
+# SUBMISSIONS is a folder, or a .zip of one, in one of three layouts:
+#
+# - plain: one entry per student: NAME.cu, a folder NAME/ with the lab's
+#   source file somewhere inside, or NAME.tar.gz / .tgz / .tar / .zip.
+#   NAME may hold spaces, quotes and any letters ("mary o'neil/", "Zoë.cu").
+# - Canvas ("Download Submissions"): only files, each named
+#   lastfirst[_LATE]_USERID_SUBMISSIONID_FILE. A student's files share the
+#   prefix and are graded together under their own names (FILE-1.cu, a
+#   resubmission, counts as FILE.cu); the student is lastfirst, with
+#   Canvas's user id.
+# - Gradescope ("Export Submissions"): submission_metadata.yml and one
+#   folder submission_ID per submission, possibly inside one
+#   assignment_*_export folder; the students (a group has several), their
+#   SIDs and emails come from the metadata.
+#
+# Each submission gets a KEY safe in file names (a readable slug and a
+# short hash of what identifies it, so that no two collide: "Zoë Ä" and
+# "Zoé Ä" differ) and OUT/results/KEY.student naming the student(s). It is
+# built in its own folder (OUT/work/KEY), graded in isolation by the
+# grader with a wall-clock limit, and leaves OUT/results/KEY.json (the
+# grader's results.json) or OUT/results/KEY.status (compile-error,
 # no-source, timeout: decided without the grader). OUT/gradebook.csv is
 # rebuilt from results/ at the end, so an interrupted batch loses nothing
 # and a re-run skips what is graded unless FORCE=1 (results that say no GPU
@@ -16,7 +34,9 @@
 #
 # Environment: FORCE=1, TIMEOUT (seconds per submission, default 1800),
 # SEED (one seed for the class; default from the date), GPUS ("0 1 ...":
-# one submission at a time on each; default every visible GPU, or none).
+# one submission at a time on each; default every visible GPU, or none),
+# FORMAT (canvas or gradescope: also write that LMS's import layout),
+# ASSIGNMENT (the Canvas grade column's title).
 set -uo pipefail
 grade=${GRADE:-build/bin/grade}
 
@@ -26,82 +46,316 @@ lab_facts() { # sets LAB_ID LAB_SLUG LAB_SRC from the grader
     read -r LAB_ID LAB_SLUG LAB_SRC <<< "$facts"
 }
 
-status() { # status OUT NAME WORD MESSAGE
+status() { # status OUT KEY WORD MESSAGE
     printf '%s\t%s\n' "$3" "$4" > "$1/results/$2.status.tmp" &&
         mv "$1/results/$2.status.tmp" "$1/results/$2.status"
     rm -f "$1/results/$2.json"
 }
 
-grade_one() { # grade_one ENTRY OUT
-    local entry=$1 out=$2 base name work src
-    base=$(basename "$entry")
-    name=${base%.tar.gz}; name=${name%.tgz}; name=${name%.tar}; name=${name%.cu}
-    name=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._-' '_')
+# ---- listing: layouts, keys, who submitted -------------------------------
+
+# KEY for a submission: slug of NAME (ASCII, file-safe, at most 40
+# characters) and 8 hex digits of the SHA-256 of IDENTITY
+key_of() { # key_of NAME IDENTITY
+    local slug
+    slug=$(printf '%s' "$1" | LC_ALL=C.UTF-8 iconv -f UTF-8 -t ASCII//TRANSLIT 2>/dev/null) ||
+        slug=$1
+    slug=$(printf '%s' "$slug" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_' |
+        LC_ALL=C tr -s '_' | sed -e 's/^[-._]*//' -e 's/_*$//' | cut -c1-40)
+    printf '%s-%s\n' "${slug:-student}" "$(printf '%s' "$2" | sha256sum | cut -c1-8)"
+}
+
+# a name as one field of a tab-separated line: no tabs, no line breaks
+one_line() { printf '%s' "$1" | tr '\t\r\n' '   '; }
+
+# add_entry KEY SOURCE LATE: start OUT/entries/KEY.paths and results/KEY.student
+add_entry() {
+    local key=$1
+    if grep -qxF -- "$key" "$ent/list" 2>/dev/null; then
+        echo "grade-class: two submissions have the key $key ($2)" >&2
+        exit 2
+    fi
+    echo "$key" >> "$ent/list"
+    : > "$ent/$key.paths"
+    {
+        printf 'source\t%s\n' "$(one_line "$2")"
+        [ "$3" = 1 ] && printf 'late\t1\n'
+    } > "$out/results/$key.student.tmp"
+}
+add_person() { # add_person KEY NAME ID EMAIL
+    printf 'person\t%s\t%s\t%s\n' "$(one_line "$2")" "$(one_line "$3")" \
+        "$(one_line "$4")" >> "$out/results/$1.student.tmp"
+}
+add_path() { # add_path KEY PATH [NAME]: stage PATH (as NAME, for a file)
+    printf '%s\t%s\n' "$2" "${3:-}" >> "$ent/$1.paths"
+}
+end_entry() { mv "$out/results/$1.student.tmp" "$out/results/$1.student"; }
+
+# lastfirst[_LATE]_USERID_SUBMISSIONID_FILE
+canvas_re='^([^_]+)(_LATE)?_([0-9]+)_([0-9]+)_(.+)$'
+
+layout_of() { # layout_of DIR: gradescope, canvas or plain
+    local d=$1 f n=0 all=1
+    [ -f "$d/submission_metadata.yml" ] && { echo gradescope; return; }
+    for f in "$d"/*; do
+        [ -e "$f" ] || continue
+        n=$((n + 1))
+        if [ ! -f "$f" ] || [[ ! "$(basename "$f")" =~ $canvas_re ]]; then
+            all=0
+        fi
+    done
+    [ $n -gt 0 ] && [ $all = 1 ] && { echo canvas; return; }
+    echo plain
+}
+
+# Gradescope's submission_metadata.yml (Ruby YAML) as lines of
+# "FOLDER<TAB>NAME<TAB>SID<TAB>EMAIL", one per submitter
+gradescope_people() {
+    awk '
+    function unq(v) {
+        sub(/^[ \t]+/, "", v); sub(/[ \t\r]+$/, "", v)
+        if (v ~ /^'\''.*'\''$/) {
+            v = substr(v, 2, length(v) - 2); gsub(/'\'''\''/, "'\''", v)
+        } else if (v ~ /^".*"$/) {
+            v = substr(v, 2, length(v) - 2); gsub(/\\"/, "\"", v)
+            gsub(/\\\\/, "\\", v)
+        }
+        return v
+    }
+    function flush() {
+        if (have) print folder "\t" name "\t" sid "\t" email
+        have = 0; name = sid = email = ""
+    }
+    /^[^ #-][^:]*:[ \t]*$/ { flush(); folder = $0; sub(/:[ \t]*$/, "", folder); insub = 0; next }
+    /^  :submitters:/ { flush(); insub = 1; next }
+    /^  [^ -]/ { flush(); insub = 0; next }
+    insub && /^  - :name:/ { flush(); have = 1; v = $0; sub(/^  - :name:/, "", v); name = unq(v); next }
+    insub && /^  - / { flush(); have = 1; next }
+    insub && have && /^    :name:/ { v = $0; sub(/^    :name:/, "", v); name = unq(v); next }
+    insub && have && /^    :sid:/ { v = $0; sub(/^    :sid:/, "", v); sid = unq(v); next }
+    insub && have && /^    :email:/ { v = $0; sub(/^    :email:/, "", v); email = unq(v); next }
+    END { flush() }
+    ' "$1"
+}
+
+# list_entries SUBMISSIONS: OUT/entries/{list,KEY.paths}, results/KEY.student
+list_entries() {
+    local subs=$1 layout f base name key id late folder
+    rm -rf "$ent" && mkdir -p "$ent" "$out/results" && : > "$ent/list"
+    if [ -f "$subs" ]; then # a .zip of the whole class
+        rm -rf "$out/export" && mkdir -p "$out/export"
+        unpack "$subs" "$out/export" || {
+            echo "grade-class: cannot unpack $subs" >&2
+            exit 2
+        }
+        subs=$out/export
+    fi
+    # an export unpacked with its one top folder
+    local tops=("$subs"/*)
+    if [ ! -f "$subs/submission_metadata.yml" ] && [ ${#tops[@]} = 1 ] &&
+        [ -f "${tops[0]}/submission_metadata.yml" ]; then
+        subs=${tops[0]}
+    fi
+    layout=$(layout_of "$subs")
+    echo "$layout" > "$ent/layout"
+    case $layout in
+    gradescope)
+        local people
+        people=$(gradescope_people "$subs/submission_metadata.yml")
+        for f in "$subs"/*/; do
+            folder=$(basename "$f")
+            name=$(printf '%s\n' "$people" | awk -F'\t' -v f="$folder" '$1 == f { print $2; exit }')
+            key=$(key_of "${name:-$folder}" "$folder")
+            add_entry "$key" "$folder" 0
+            add_path "$key" "${f%/}"
+            if [ -n "$name" ]; then
+                printf '%s\n' "$people" | awk -F'\t' -v f="$folder" '$1 == f' |
+                    while IFS=$'\t' read -r _ pn ps pe; do
+                        add_person "$key" "$pn" "$ps" "$pe"
+                    done
+            else
+                add_person "$key" "$folder" "" ""
+            fi
+            end_entry "$key"
+        done
+        ;;
+    canvas)
+        # one entry per lastfirst_USERID, its files in name order
+        local ids
+        ids=$(for f in "$subs"/*; do
+            [[ "$(basename "$f")" =~ $canvas_re ]] &&
+                printf '%s_%s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}"
+        done | sort -u)
+        while IFS= read -r id; do
+            [ -n "$id" ] || continue
+            name=${id%_*}
+            late=0
+            for f in "$subs/${name}"_*; do
+                [[ "$(basename "$f")" =~ $canvas_re ]] || continue
+                [ "${BASH_REMATCH[1]}_${BASH_REMATCH[3]}" = "$id" ] || continue
+                [ -n "${BASH_REMATCH[2]}" ] && late=1
+            done
+            key=$(key_of "$name" "$id")
+            add_entry "$key" "$id" "$late"
+            add_person "$key" "$name" "${id##*_}" ""
+            for f in "$subs/${name}"_*; do
+                [[ "$(basename "$f")" =~ $canvas_re ]] || continue
+                [ "${BASH_REMATCH[1]}_${BASH_REMATCH[3]}" = "$id" ] || continue
+                # FILE-1.cu, a resubmission, is FILE.cu again
+                add_path "$key" "$f" "$(printf '%s' "${BASH_REMATCH[5]}" |
+                    sed -E 's/-[0-9]+(\.[A-Za-z0-9]+)$/\1/')"
+            done
+            end_entry "$key"
+        done <<< "$ids"
+        ;;
+    plain)
+        for f in "$subs"/*; do
+            [ -e "$f" ] || continue
+            base=$(basename "$f")
+            case $base in
+            *$'\n'* | *$'\t'*)
+                echo "grade-class: skipping '$base': a tab or line break in the name" >&2
+                continue
+                ;;
+            esac
+            name=${base%.tar.gz}; name=${name%.tgz}; name=${name%.tar}
+            name=${name%.zip}; name=${name%.cu}
+            key=$(key_of "$name" "$base")
+            add_entry "$key" "$base" 0
+            add_person "$key" "$name" "" ""
+            add_path "$key" "$f"
+            end_entry "$key"
+        done
+        ;;
+    esac
+}
+
+unpack() { # unpack ARCHIVE DIR: tar or zip into DIR
+    case $1 in
+    *.tar.gz | *.tgz | *.tar) tar -xf "$1" -C "$2" ;;
+    *.zip | *.ZIP)
+        if command -v unzip > /dev/null; then
+            unzip -qq -o "$1" -d "$2"
+        else
+            python3 -m zipfile -e "$1" "$2"
+        fi
+        ;;
+    *) return 1 ;;
+    esac
+}
+
+# ---- grading one ---------------------------------------------------------
+
+grade_one() { # grade_one KEY OUT
+    local key=$1 out=$2 work src who
+    who=$(awk -F'\t' '$1 == "person" { printf "%s%s", (n++ ? ", " : ""), $2 }' \
+        "$out/results/$key.student" 2>/dev/null)
+    who="${who:-$key} [$key]"
     # a result stands unless FORCE=1, or it says no GPU was there to grade
-    if [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$name.status" ] ||
-        { [ -e "$out/results/$name.json" ] &&
-          ! grep -q '"not graded: no GPU"' "$out/results/$name.json"; }; }; then
-        echo "skip   $name (graded; FORCE=1 to grade again)"
+    if [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$key.status" ] ||
+        { [ -e "$out/results/$key.json" ] &&
+          ! grep -q '"not graded: no GPU"' "$out/results/$key.json"; }; }; then
+        echo "skip   $who (graded; FORCE=1 to grade again)"
         return 0
     fi
-    work="$out/work/$name"
+    work="$out/work/$key"
     rm -rf "$work" && mkdir -p "$work/in" "$out/logs"
-    case $base in
-        *.tar.gz|*.tgz|*.tar) tar -xf "$entry" -C "$work/in" 2>"$work/untar.log" ;;
-        *.cu) cp "$entry" "$work/in/" ;;
-        *) [ -d "$entry" ] && cp -R "$entry/." "$work/in/" ;;
-    esac
-    src=$(find "$work/in" -type f -name "$(basename "$LAB_SRC")" | head -n 1)
+    local p as
+    while IFS=$'\t' read -r p as; do
+        [ -n "$p" ] || continue
+        if [ -d "$p" ]; then
+            cp -R "$p/." "$work/in/"
+        elif unpack "$p" "$work/in" 2>> "$work/unpack.log"; then
+            :
+        else
+            cp "$p" "$work/in/${as:-$(basename "$p")}"
+        fi
+    done < "$out/entries/$key.paths"
+    src=$(find "$work/in" -type f -name "$(basename "$LAB_SRC")" | sort | head -n 1)
     if [ -z "$src" ]; then # a single .cu of another name will do
         [ "$(find "$work/in" -type f -name '*.cu' | wc -l)" = 1 ] &&
             src=$(find "$work/in" -type f -name '*.cu')
     fi
     if [ -z "$src" ]; then
-        status "$out" "$name" no-source "no $(basename "$LAB_SRC") in the submission"
-        echo "done   $name: no-source"
+        status "$out" "$key" no-source "no $(basename "$LAB_SRC") in the submission"
+        echo "done   $who: no-source"
         return 0
     fi
-    if ! make -s build-submission SRC="$src" SO="$work/lab.so" \
-            LABDIR="$LAB_ID-$LAB_SLUG" > "$out/logs/$name.build.txt" 2>&1; then
-        status "$out" "$name" compile-error \
-            "$(grep -m 1 -i -E 'error' "$out/logs/$name.build.txt" | cut -c1-300)"
-        echo "done   $name: compile-error"
+    case $src in
+    *[\$\`\"\\]*) # nvcc hands file names to a shell of its own, which
+        # would read these: build a copy of the source's folder instead
+        rm -rf "$work/src" && mkdir -p "$work/src" &&
+            cp -R "$(dirname "$src")/." "$work/src/" &&
+            cp "$src" "$work/src/$(basename "$LAB_SRC")"
+        src=$work/src/$(basename "$LAB_SRC")
+        ;;
+    esac
+    # the paths go through the environment: make leaves them alone there
+    if ! SRC=$src SO=$work/lab.so make -s build-submission \
+            LABDIR="$LAB_ID-$LAB_SLUG" > "$out/logs/$key.build.txt" 2>&1; then
+        status "$out" "$key" compile-error \
+            "$(grep -m 1 -i -E 'error' "$out/logs/$key.build.txt" | cut -c1-300)"
+        echo "done   $who: compile-error"
         return 0
     fi
     timeout -k 10 "${TIMEOUT:-1800}" "$grade" "$LAB_ID" --lib "$work/lab.so" \
-        --source "$src" --json "$out/results/$name.json" --seed "$SEED" \
-        --no-color > "$out/logs/$name.txt" 2>&1
+        --source "$src" --json "$out/results/$key.json" --seed "$SEED" \
+        --no-color > "$out/logs/$key.txt" 2>&1
     local rc=$?
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        status "$out" "$name" timeout "the whole submission ran past ${TIMEOUT:-1800} s"
-    elif [ ! -e "$out/results/$name.json" ]; then
-        status "$out" "$name" "internal error" "the grader exited $rc without results"
+        status "$out" "$key" timeout "the whole submission ran past ${TIMEOUT:-1800} s"
+    elif [ ! -e "$out/results/$key.json" ]; then
+        status "$out" "$key" "internal error" "the grader exited $rc without results"
     fi
-    echo "done   $name: exit $rc"
+    echo "done   $who: exit $rc"
 }
 
-if [ "${1:-}" = --one ]; then
+collect() { # collect OUT: the gradebook(s)
+    "$grade" "$LAB_ID" --collect "$1" ${FORMAT:+--format "$FORMAT"} \
+        ${ASSIGNMENT:+--assignment "$ASSIGNMENT"}
+}
+
+case ${1:-} in
+--one)
     lab_facts "${2:?LAB}"
     out=${4:?OUT}
+    n=${3:?N}
     mkdir -p "$out/results"
     SEED=${SEED:-$(cat "$out/seed" 2>/dev/null || echo 1)}
-    grade_one "${3:?ENTRY}" "$out"
+    key=$(sed -n "$((n + 1))p" "$out/entries/list")
+    [ -n "$key" ] || { echo "grade-class: no submission $n in $out/entries/list" >&2; exit 2; }
+    grade_one "$key" "$out"
     exit 0
-fi
+    ;;
+--list)
+    lab_facts "${2:?LAB}"
+    out=${4:?OUT}
+    ent=$out/entries
+    [ -e "${3:?SUBMISSIONS}" ] || { echo "grade-class: SUBMISSIONS=$3 does not exist" >&2; exit 2; }
+    list_entries "$3"
+    echo "grade-class: $(wc -l < "$ent/list") submissions ($(cat "$ent/layout") layout)"
+    exit 0
+    ;;
+esac
 
 [ -n "${1:-}" ] || { echo "usage: make grade-class LAB=NN SUBMISSIONS=DIR [OUT=DIR]" >&2; exit 2; }
 lab_facts "$1"
 subs=${2:-}
-[ -d "$subs" ] || { echo "grade-class: SUBMISSIONS=$subs is not a directory" >&2; exit 2; }
+if [ ! -d "$subs" ] && [[ "$subs" != *.zip ]]; then
+    echo "grade-class: SUBMISSIONS=$subs is not a directory (or a .zip of one)" >&2
+    exit 2
+fi
 out=${3:-}
 [ -n "$out" ] || out=build/class/$LAB_ID-$LAB_SLUG
+ent=$out/entries
 mkdir -p "$out/results" "$out/logs"
 [ -e "$out/seed" ] || echo "${SEED:-$(date -u +%Y%m%d)}" > "$out/seed"
 SEED=$(cat "$out/seed")
 export SEED
 
-mapfile -t entries < <(find "$subs" -mindepth 1 -maxdepth 1 ! -name '.*' | sort)
-echo "grade-class: lab $LAB_ID, ${#entries[@]} submissions, seed $SEED, results in $out"
+list_entries "$subs"
+mapfile -t entries < "$ent/list"
+echo "grade-class: lab $LAB_ID, ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, results in $out"
 gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
 set -- $gpus
 if [ $# -le 1 ]; then
@@ -120,4 +374,4 @@ else
     done
     wait
 fi
-"$grade" "$LAB_ID" --collect "$out"
+collect "$out"

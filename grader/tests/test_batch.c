@@ -6,9 +6,12 @@
 #include "fileio.h"
 #include "gradebook.h"
 
+#include <cjson/cJSON.h>
+
 #include "shell.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,28 +19,92 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* the gradebook line of @p student in DIR/gradebook.csv (static buffer) */
-static const char *row(const char *dir, const char *student)
+#ifndef CL_BUILD_DIR
+#define CL_BUILD_DIR "build"
+#endif
+
+/* the gradebook line of @p student in DIR/FILE (static buffer) */
+static const char *row_in(const char *dir, const char *file,
+                          const char *student)
 {
     static char line[2048];
-    char path[512];
-    snprintf(path, sizeof path, "%s/gradebook.csv", dir);
+    char path[512], want[300];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = strlen(student);
+    ck_assert_msg(f != NULL, "no %s", path);
+    /* the name as the CSV writes it: quoted when it holds a quote */
+    if (strpbrk(student, ",\"")) {
+        size_t k = 0;
+        want[k++] = '"';
+        for (const char *c = student; *c && k + 3 < sizeof want; c++) {
+            if (*c == '"')
+                want[k++] = '"';
+            want[k++] = *c;
+        }
+        want[k++] = '"';
+        want[k] = '\0';
+    } else {
+        snprintf(want, sizeof want, "%s", student);
+    }
+    size_t n = strlen(want);
     while (fgets(line, sizeof line, f))
-        if (strncmp(line, student, n) == 0 && line[n] == ',') {
+        if (strncmp(line, want, n) == 0 && line[n] == ',') {
             fclose(f);
             return line;
         }
     fclose(f);
-    ck_abort_msg("no row for %s", student);
+    ck_abort_msg("no row for %s in %s", student, path);
     return NULL;
 }
 
+/* the gradebook.csv line of @p student */
+static const char *row(const char *dir, const char *student)
+{
+    return row_in(dir, "gradebook.csv", student);
+}
+
+/* the key of @p student's submission, from OUT/results/KEY.student */
+static const char *key_of(const char *out, const char *student)
+{
+    static char key[256];
+    char path[512], want[300];
+    snprintf(path, sizeof path, "%s/results", out);
+    snprintf(want, sizeof want, "person\t%s\t", student);
+    DIR *d = opendir(path);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (!dot || strcmp(dot, ".student") != 0)
+            continue;
+        char file[1024];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        char *text = cl_read_file(file, NULL);
+        int hit = text && strstr(text, want) != NULL;
+        free(text);
+        if (hit) {
+            snprintf(key, sizeof key, "%.*s", (int)(dot - e->d_name),
+                     e->d_name);
+            closedir(d);
+            return key;
+        }
+    }
+    closedir(d);
+    ck_abort_msg("no key for %s in %s", student, path);
+    return NULL;
+}
+
+/* what an LMS export names its students: spaces, quotes, letters beyond
+ * ASCII, and two names that a plain "A-Za-z0-9" filter maps to one */
+static const char *const odd[] = {"john smith", "mary o'neil", "Zoë Ä", "Zoé Ä",
+                                  "it's \"$5\""};
+#define N_ODD 5
+
 /* a submissions folder: alice (correct), bob (does not compile), carol
  * (calls cuBLAS), dave/ (a folder), erin.tar.gz (a tarball), frank/ (no
- * source at all) */
+ * source at all), and correct ones under odd names: "john smith.cu",
+ * "mary o'neil/vector_add.cu", "Zoë Ä.cu", "Zoé Ä.cu", "it's "$5".cu"
+ * (nvcc reads $ itself: the batch builds a copy) */
 static void make_submissions(const char *subs)
 {
     ck_assert_int_eq(
@@ -50,11 +117,34 @@ static void make_submissions(const char *subs)
            "echo notes > %s/frank/README",
            subs, subs, subs, subs, subs, subs, subs, subs, subs, subs, subs),
         0);
+    ck_assert_int_eq(sh("mkdir \"%s/mary o'neil\"", subs), 0);
+    ck_assert_int_eq(
+        sh("cp grader/tests/batch/alice.cu \"%s/john smith.cu\" "
+           "&& cp grader/tests/batch/alice.cu \"%s/mary "
+           "o'neil/vector_add.cu\" && "
+           "cp grader/tests/batch/alice.cu \"%s/Zoë Ä.cu\" && "
+           "cp grader/tests/batch/alice.cu \"%s/Zoé Ä.cu\" && "
+           "cp grader/tests/batch/alice.cu \"%s/it's \\\"\\$5\\\".cu\"",
+           subs, subs, subs, subs, subs),
+        0);
 }
+#define N_SUBMISSIONS 11
 
 static int have_gpu(const char *dir, const char *student)
 {
     return strstr(row(dir, student), "no GPU") == NULL;
+}
+
+/* a correct submission's row: graded with every correctness point, or
+ * not graded for want of a GPU */
+static void expect_correct(const char *out, const char *student)
+{
+    const char *r = row(out, student);
+    if (have_gpu(out, student))
+        /* graded, every correctness point: 60 of 60 */
+        ck_assert_msg(strstr(r, ",graded,") && strstr(r, ",60.00,"), "%s", r);
+    else
+        ck_assert_msg(strstr(r, ",not graded: no GPU,") != NULL, "%s", r);
 }
 
 static void expect_statuses(const char *out)
@@ -65,16 +155,31 @@ static void expect_statuses(const char *out)
     ck_assert_ptr_nonnull(strstr(row(out, "carol"), "cublas"));
     ck_assert_ptr_nonnull(strstr(row(out, "frank"), ",no-source,"));
     const char *correct[] = {"alice", "dave", "erin"};
-    for (int i = 0; i < 3; i++) {
-        const char *r = row(out, correct[i]);
-        if (have_gpu(out, correct[i]))
-            /* graded, every correctness point: 60 of 60 */
-            ck_assert_msg(strstr(r, ",graded,") && strstr(r, ",60.00,"), "%s",
-                          r);
-        else
-            ck_assert_msg(strstr(r, ",not graded: no GPU,") != NULL, "%s", r);
-    }
+    for (int i = 0; i < 3; i++)
+        expect_correct(out, correct[i]);
     ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",0.00,100.00,"));
+    /* the odd names: graded under their own names, five keys, each safe
+     * in a file name, and "Zoë Ä" and "Zoé Ä" apart */
+    char keys[N_ODD][256];
+    for (int i = 0; i < N_ODD; i++) {
+        expect_correct(out, odd[i]);
+        snprintf(keys[i], sizeof keys[i], "%s", key_of(out, odd[i]));
+        for (const char *c = keys[i]; *c; c++)
+            ck_assert_msg(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQR"
+                                 "STUVWXYZ0123456789._-",
+                                 *c) != NULL,
+                          "key '%s'", keys[i]);
+        ck_assert_msg(strstr(row(out, odd[i]), keys[i]) != NULL, "%s",
+                      row(out, odd[i]));
+        for (int j = 0; j < i; j++)
+            ck_assert_str_ne(keys[i], keys[j]);
+    }
+    ck_assert_str_eq(keys[0], "john_smith-1e811c09");
+    ck_assert_int_eq(strncmp(keys[2], "Zo", 2), 0);
+    ck_assert_int_eq(strncmp(keys[3], "Zo", 2), 0);
+    /* one row per submission */
+    ck_assert_int_eq(
+        sh("test $(wc -l < %s/gradebook.csv) = %d", out, N_SUBMISSIONS + 1), 0);
 }
 
 START_TEST(test_gradebook_from_results)
@@ -83,12 +188,16 @@ START_TEST(test_gradebook_from_results)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/results", dir);
     ck_assert_int_eq(cl_mkdirs(path), 0);
+    /* zed: two timed cases scored on a ratio (speedup 2, then a fraction
+     * of the ceiling, 0.5), and a speedup only (an older grader) */
     const char *json =
         "{\"score\": 87.5, \"max_score\": 100, \"output\": \"Lab 01, ok\","
         " \"tests\": [], \"extra_data\": {\"lab\": \"01\", \"status\":"
         " \"graded\", \"correctness_score\": 60, \"cases\": ["
-        " {\"name\": \"a\", \"timed\": true, \"speedup\": 2},"
-        " {\"name\": \"b\", \"timed\": true, \"speedup\": 8},"
+        " {\"name\": \"a\", \"timed\": true, \"speedup\": 9, \"ratio\": 2},"
+        " {\"name\": \"b\", \"timed\": true, \"speedup\": 3, \"ratio\": 0.5,"
+        " \"target\": 0.9},"
+        " {\"name\": \"d\", \"timed\": true, \"speedup\": 8},"
         " {\"name\": \"c\", \"timed\": false}]}}";
     const char *crashed =
         "{\"score\": 10, \"max_score\": 100, \"output\": \"x\", \"tests\": [],"
@@ -97,34 +206,115 @@ START_TEST(test_gradebook_from_results)
         " {\"name\": \"a\", \"status\": \"pass\", \"timed\": false},"
         " {\"name\": \"b\", \"status\": \"crash\", \"timed\": false},"
         " {\"name\": \"c\", \"status\": \"timeout\", \"timed\": false}]}}";
-    snprintf(path, sizeof path, "%s/results/max.json", dir);
-    ck_assert_int_eq(cl_write_atomic(path, crashed, strlen(crashed)), 0);
-    snprintf(path, sizeof path, "%s/results/zed.json", dir);
-    ck_assert_int_eq(cl_write_atomic(path, json, strlen(json)), 0);
-    snprintf(path, sizeof path, "%s/results/amy.status", dir);
-    const char *st = "compile-error\tx.cu(3): error: \"quoted\"\n";
-    ck_assert_int_eq(cl_write_atomic(path, st, strlen(st)), 0);
-    snprintf(path, sizeof path, "%s/results/bad.json", dir);
-    ck_assert_int_eq(cl_write_atomic(path, "{", 1), 0);
-    snprintf(path, sizeof path, "%s/results/ignored.txt", dir);
-    ck_assert_int_eq(cl_write_atomic(path, "x", 1), 0);
+    const char *nogpu =
+        "{\"score\": 0, \"max_score\": 100, \"output\": \"no GPU\", "
+        "\"tests\": [], \"extra_data\": {\"lab\": \"01\", \"status\": "
+        "\"not graded: no GPU\", \"correctness_score\": 0, \"cases\": []}}";
+    struct {
+        const char *file, *text;
+    } files[] = {
+        {"max.json", crashed},
+        {"zed.json", json},
+        {"amy.status", "compile-error\tx.cu(3): error: \"quoted\"\n"},
+        {"bad.json", "{"},
+        {"ignored.txt", "x"},
+        /* a Gradescope group: two people, one submission */
+        {"pair-0a1b2c3d.json", nogpu},
+        {"pair-0a1b2c3d.student",
+         "source\tsubmission_7\nperson\tO'Neil, Mary\t200\tm@x.edu\n"
+         "person\tZoë Ä\t201\tz@x.edu\n"},
+        /* Canvas: a late one, with its user id */
+        {"smithjohn-11111111.status", "no-source\tno vector_add.cu\n"},
+        {"smithjohn-11111111.student",
+         "source\tsmithjohn_12345\nlate\t1\nperson\tsmithjohn\t12345\t\n"},
+        /* listed, never graded (its Slurm task died) */
+        {"lost-22222222.student", "source\tlost.cu\nperson\tlost\t\t\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/results/%s", dir, files[i].file);
+        ck_assert_int_eq(
+            cl_write_atomic(path, files[i].text, strlen(files[i].text)), 0);
+    }
 
     char err[256];
     const struct cl_lab *lab = cl_lab_find("01", NULL);
-    ck_assert_int_eq(cl_gradebook_collect(dir, lab, err, sizeof err), 4);
+    ck_assert_int_eq(cl_gradebook_collect(dir, lab, err, sizeof err), 8);
     snprintf(path, sizeof path, "%s/gradebook.csv", dir);
     char *csv = cl_read_file(path, NULL);
-    ck_assert_str_eq(csv,
-                     "student,lab,score,max_score,correctness,speedup,status,"
-                     "detail\n"
-                     "amy,01,0.00,100.00,0.00,,compile-error,"
-                     "\"x.cu(3): error: \"\"quoted\"\"\"\n"
-                     "bad,,0.00,0.00,0.00,,internal error,"
-                     "bad.json is not a results.json of this grader\n"
-                     "max,01,10.00,100.00,10.00,,graded: crash,x\n"
-                     "zed,01,87.50,100.00,60.00,4.000,graded,"
-                     "\"Lab 01, ok\"\n");
+    ck_assert_str_eq(
+        csv,
+        "student,lab,score,max_score,correctness,speed,status,detail,key,id,"
+        "email,late\n"
+        "\"O'Neil, Mary\",01,0.00,100.00,0.00,,not graded: no GPU,no GPU,"
+        "pair-0a1b2c3d,200,m@x.edu,\n"
+        "Zoë Ä,01,0.00,100.00,0.00,,not graded: no GPU,no GPU,pair-0a1b2c3d,"
+        "201,z@x.edu,\n"
+        "amy,01,0.00,100.00,0.00,,compile-error,"
+        "\"x.cu(3): error: \"\"quoted\"\"\",amy,,,\n"
+        "bad,,0.00,0.00,0.00,,internal error,"
+        "bad.json is not a results.json of this grader,bad,,,\n"
+        "lost,01,0.00,100.00,0.00,,not graded: no result,\"listed, but no "
+        "result yet (the batch did not reach it, or its task died)\","
+        "lost-22222222,,,\n"
+        "max,01,10.00,100.00,10.00,,graded: crash,x,max,,,\n"
+        "smithjohn,01,0.00,100.00,0.00,,no-source,no vector_add.cu,"
+        "smithjohn-11111111,12345,,1\n"
+        /* the speed: geometric mean of 2, 0.5 and 8 */
+        "zed,01,87.50,100.00,60.00,2.000,graded,\"Lab 01, ok\",zed,,,\n");
     free(csv);
+
+    /* Canvas's layout: no score where nothing was graded */
+    ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, CL_BOOK_CANVAS,
+                                             "Lab 1 (4242)", err, sizeof err),
+                     8);
+    snprintf(path, sizeof path, "%s/gradebook-canvas.csv", dir);
+    csv = cl_read_file(path, NULL);
+    ck_assert_str_eq(csv, "Student,ID,SIS User ID,SIS Login ID,Section,"
+                          "Lab 1 (4242)\n"
+                          "Points Possible,,,,,100.00\n"
+                          "\"O'Neil, Mary\",200,,,,\n"
+                          "Zoë Ä,201,,,,\n"
+                          "amy,,,,,0.00\n"
+                          "bad,,,,,\n"
+                          "lost,,,,,\n"
+                          "max,,,,,10.00\n"
+                          "smithjohn,12345,,,,0.00\n"
+                          "zed,,,,,87.50\n");
+    free(csv);
+    /* Gradescope's */
+    ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, CL_BOOK_GRADESCOPE, NULL,
+                                             err, sizeof err),
+                     8);
+    snprintf(path, sizeof path, "%s/gradebook-gradescope.csv", dir);
+    csv = cl_read_file(path, NULL);
+    ck_assert_str_eq(csv,
+                     "Name,SID,Email,Total Score,Max Points,Status\n"
+                     "\"O'Neil, Mary\",200,m@x.edu,,100.00,not graded: no GPU\n"
+                     "Zoë Ä,201,z@x.edu,,100.00,not graded: no GPU\n"
+                     "amy,,,0.00,100.00,compile-error\n"
+                     "bad,,,,0.00,internal error\n"
+                     "lost,,,,100.00,not graded: no result\n"
+                     "max,,,10.00,100.00,graded: crash\n"
+                     "smithjohn,12345,,0.00,100.00,no-source\n"
+                     "zed,,,87.50,100.00,graded\n");
+    free(csv);
+    /* the format names */
+    enum cl_book_format f;
+    ck_assert_int_eq(cl_book_format_parse("canvas", &f), 0);
+    ck_assert_int_eq(f, CL_BOOK_CANVAS);
+    ck_assert_int_eq(cl_book_format_parse("gradescope", &f), 0);
+    ck_assert_int_eq(f, CL_BOOK_GRADESCOPE);
+    ck_assert_int_eq(cl_book_format_parse("moodle", &f), -1);
+    /* the command line: a bad format is a usage error */
+    ck_assert_int_eq(sh(CL_BUILD_DIR "/bin/grade 01 --collect %s --format "
+                                     "moodle > /dev/null 2>&1",
+                        dir),
+                     2);
+    ck_assert_int_eq(sh(CL_BUILD_DIR
+                        "/bin/grade 01 --collect %s --format "
+                        "gradescope | grep -q gradebook-gradescope.csv",
+                        dir),
+                     0);
     /* no results folder: an error, not a crash */
     ck_assert_int_eq(cl_gradebook_collect("/nonexistent", lab, err, sizeof err),
                      -1);
@@ -152,24 +342,29 @@ START_TEST(test_local_batch)
                         "> %s/run2.log 2>&1",
                         subs, out, dir),
                      0);
-    /* (without a GPU, the three correct ones are graded again: their
+    /* (without a GPU, the eight correct ones are graded again: their
      * results say no GPU was there) */
     int gpu = have_gpu(out, "alice");
-    ck_assert_int_eq(
-        sh("test $(grep -c ^skip %s/run2.log) = %d", dir, gpu ? 6 : 3), 0);
+    ck_assert_int_eq(sh("test $(grep -c ^skip %s/run2.log) = %d", dir,
+                        gpu ? N_SUBMISSIONS : 3),
+                     0);
 
     /* an interrupted batch: results of two students gone, a stale work
      * folder left: the next run grades just those two */
-    ck_assert_int_eq(sh("rm %s/results/carol.json %s/results/frank.status && "
-                        "touch %s/work/carol/stale",
-                        out, out, out),
+    char carol[256], frank[256];
+    snprintf(carol, sizeof carol, "%s", key_of(out, "carol"));
+    snprintf(frank, sizeof frank, "%s", key_of(out, "frank"));
+    ck_assert_int_eq(sh("rm %s/results/%s.json %s/results/%s.status && "
+                        "touch %s/work/%s/stale",
+                        out, carol, out, frank, out, carol),
                      0);
     ck_assert_int_eq(sh("make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
                         "> %s/run3.log 2>&1",
                         subs, out, dir),
                      0);
-    ck_assert_int_eq(
-        sh("test $(grep -c ^skip %s/run3.log) = %d", dir, gpu ? 4 : 1), 0);
+    ck_assert_int_eq(sh("test $(grep -c ^skip %s/run3.log) = %d", dir,
+                        gpu ? N_SUBMISSIONS - 2 : 1),
+                     0);
     ck_assert_int_eq(sh("grep -q \"^done   carol\" %s/run3.log", dir), 0);
     expect_statuses(out);
 
@@ -178,7 +373,8 @@ START_TEST(test_local_batch)
                         "OUT=%s > %s/run4.log 2>&1",
                         subs, out, dir),
                      0);
-    ck_assert_int_eq(sh("test $(grep -c ^done %s/run4.log) = 6", dir), 0);
+    ck_assert_int_eq(
+        sh("test $(grep -c ^done %s/run4.log) = %d", dir, N_SUBMISSIONS), 0);
     /* two GPU queues (GPUS="0 1"): every submission once, split between
      * them, and one gradebook (here the GPUs may not exist: the queues,
      * the split and the collection are what is tested) */
@@ -187,11 +383,11 @@ START_TEST(test_local_batch)
                         subs, out, dir),
                      0);
     ck_assert_int_eq(
-        sh("test $(grep -c \"^\\[gpu 0\\] done\" %s/run5.log) = 3 && "
-           "test $(grep -c \"^\\[gpu 1\\] done\" %s/run5.log) = 3",
-           dir, dir),
+        sh("test $(grep -c \"^\\[gpu 0\\] done\" %s/run5.log) = %d && "
+           "test $(grep -c \"^\\[gpu 1\\] done\" %s/run5.log) = %d",
+           dir, N_SUBMISSIONS - N_SUBMISSIONS / 2, dir, N_SUBMISSIONS / 2),
         0);
-    ck_assert_int_eq(sh("test $(wc -l < %s/gradebook.csv) = 7", out), 0);
+    expect_statuses(out);
     /* bad arguments */
     ck_assert_int_ne(sh("make -s grade-class LAB=01 SUBMISSIONS=/nonexistent "
                         "OUT=%s > /dev/null 2>&1",
@@ -227,6 +423,264 @@ START_TEST(test_over_limit_is_a_compile_error)
 }
 END_TEST
 
+/* Canvas's "Download Submissions": files lastfirst[_LATE]_USERID_SUBID_FILE;
+ * a student's files are graded together, a resubmission's FILE-1.cu is
+ * FILE.cu, a zip inside is unpacked; the gradebook in Canvas's layout */
+START_TEST(test_canvas_export)
+{
+    char dir[] = "/tmp/cl-canvas-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(
+        sh("mkdir -p %s/subs %s/t && cd %s/subs && "
+           "cp ~-/grader/tests/batch/alice.cu "
+           "smithjohn_12345_6789012_vector_add.cu && "
+           "cp ~-/grader/tests/batch/bob.cu "
+           "oneilmary_LATE_23456_6789013_vector_add-1.cu && "
+           "echo notes > oneilmary_LATE_23456_6789013_README.txt && "
+           "cp ~-/grader/tests/batch/alice.cu %s/t/vector_add.cu && "
+           "(cd %s/t && tar -cf - vector_add.cu) > "
+           "zoe_34567_6789014_lab1.tar",
+           dir, dir, dir, dir, dir),
+        0);
+    ck_assert_int_eq(sh("FORMAT=canvas make -s grade-class LAB=01 "
+                        "SUBMISSIONS=%s/subs OUT=%s/out ASSIGNMENT=\"Lab 1 "
+                        "(4242)\" > %s/log 2>&1",
+                        dir, dir, dir),
+                     0);
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(
+        sh("grep -q \"3 submissions (canvas layout)\" %s/log", dir), 0);
+    /* the user ids and the late flag; bob's file compiled as vector_add.cu */
+    const char *r = row(out, "oneilmary");
+    ck_assert_msg(strstr(r, ",compile-error,") && strstr(r, "vector_add.cu(") &&
+                      strstr(r, ",23456,,1\n"),
+                  "%s", r);
+    expect_correct(out, "smithjohn");
+    ck_assert_ptr_nonnull(strstr(row(out, "smithjohn"), ",12345,,\n"));
+    expect_correct(out, "zoe");
+    /* Canvas's import: the column titled as asked, the ids, no score where
+     * nothing was graded */
+    ck_assert_int_eq(sh("head -n 2 %s/gradebook-canvas.csv | tr -d \"\\r\" | "
+                        "paste -sd \"|\" | grep -qx \"Student,ID,SIS User "
+                        "ID,SIS Login ID,Section,Lab 1 (4242)|Points "
+                        "Possible,,,,,100.00\"",
+                        out),
+                     0);
+    ck_assert_ptr_nonnull(strstr(
+        row_in(out, "gradebook-canvas.csv", "oneilmary"), ",23456,,,,0.00\n"));
+    if (!have_gpu(out, "smithjohn"))
+        ck_assert_ptr_nonnull(strstr(
+            row_in(out, "gradebook-canvas.csv", "smithjohn"), ",12345,,,,\n"));
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* Gradescope's "Export Submissions", as the zip it downloads: the
+ * students' names, SIDs and emails from submission_metadata.yml (quoted
+ * names, a group of two); the gradebook in Gradescope's layout */
+START_TEST(test_gradescope_export)
+{
+    char dir[] = "/tmp/cl-gs-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char top[256];
+    snprintf(top, sizeof top, "%s/e/assignment_9100_export", dir);
+    ck_assert_int_eq(
+        sh("mkdir -p %s/submission_111 %s/submission_222/src "
+           "%s/submission_333 && "
+           "cp grader/tests/batch/alice.cu %s/submission_111/vector_add.cu && "
+           "cp grader/tests/batch/alice.cu "
+           "%s/submission_222/src/vector_add.cu && "
+           "echo notes > %s/submission_333/notes.txt",
+           top, top, top, top, top, top),
+        0);
+    const char *yml = "submission_111:\n"
+                      "  :submitters:\n"
+                      "  - :name: Zoë Ä\n"
+                      "    :sid: '100'\n"
+                      "    :email: zoe@example.edu\n"
+                      "  :created_at: 2026-01-01 10:00:00.000000000 -08:00\n"
+                      "  :score: \n"
+                      "submission_222:\n"
+                      "  :submitters:\n"
+                      "  - :name: \"Mary \\\"Moe\\\" O'Neil\"\n"
+                      "    :sid: '200'\n"
+                      "    :email: mary@example.edu\n"
+                      "  - :name: 'John O''Smith'\n"
+                      "    :sid: '201'\n"
+                      "    :email: john@example.edu\n"
+                      "  :created_at: 2026-01-01 11:00:00.000000000 -08:00\n"
+                      "submission_333:\n"
+                      "  :submitters:\n"
+                      "  - :name: Nobody Source\n"
+                      "    :sid: '300'\n"
+                      "    :email: nobody@example.edu\n";
+    char path[512];
+    snprintf(path, sizeof path, "%s/submission_metadata.yml", top);
+    ck_assert_int_eq(cl_write_atomic(path, yml, strlen(yml)), 0);
+    ck_assert_int_eq(sh("cd %s/e && (zip -qr ../export.zip . 2>/dev/null || "
+                        "python3 -m zipfile -c ../export.zip "
+                        "assignment_9100_export)",
+                        dir),
+                     0);
+    ck_assert_int_eq(sh("FORMAT=gradescope make -s grade-class LAB=01 "
+                        "SUBMISSIONS=%s/export.zip OUT=%s/out > %s/log 2>&1",
+                        dir, dir, dir),
+                     0);
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(
+        sh("grep -q \"3 submissions (gradescope layout)\" %s/log", dir), 0);
+    expect_correct(out, "Zoë Ä");
+    expect_correct(out, "Mary \"Moe\" O'Neil");
+    expect_correct(out, "John O'Smith");
+    /* the group: one submission, one key, a row each */
+    ck_assert_str_eq(key_of(out, "John O'Smith"),
+                     key_of(out, "Mary \"Moe\" O'Neil"));
+    ck_assert_ptr_nonnull(
+        strstr(row(out, "John O'Smith"), ",201,john@example.edu,\n"));
+    ck_assert_ptr_nonnull(strstr(row(out, "Nobody Source"), ",no-source,"));
+    const char *g = row_in(out, "gradebook-gradescope.csv", "Nobody Source");
+    ck_assert_str_eq(g, "Nobody Source,300,nobody@example.edu,0.00,100.00,"
+                        "no-source\n");
+    if (!have_gpu(out, "Zoë Ä"))
+        ck_assert_str_eq(row_in(out, "gradebook-gradescope.csv", "Zoë Ä"),
+                         "Zoë Ä,100,zoe@example.edu,,100.00,not graded: "
+                         "no GPU\n");
+    ck_assert_int_eq(sh("head -n 1 %s/gradebook-gradescope.csv | grep -qx "
+                        "\"Name,SID,Email,Total Score,Max Points,Status\"",
+                        out),
+                     0);
+    ck_assert_int_eq(sh("test $(wc -l < %s/gradebook.csv) = 5", out), 0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* the Gradescope autograder: make autograder builds the zip; setup.sh
+ * builds the grader in it (NO_APT=1: this machine has the packages);
+ * run_autograder, with /autograder moved by AUTOGRADER_ROOT, writes
+ * results.json: graded on a GPU, hidden from the student without one; a
+ * compile error and a missing file are the student's and shown */
+START_TEST(test_autograder)
+{
+    char dir[] = "/tmp/cl-ag-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(
+        sh("make -s autograder LAB=1 DIST=%s/dist > %s/make.log 2>&1", dir,
+           dir),
+        0);
+    char zip[256], root[256], json[300];
+    snprintf(zip, sizeof zip, "%s/dist/autograder-01-vector-add.zip", dir);
+    snprintf(root, sizeof root, "%s/root", dir);
+    snprintf(json, sizeof json, "%s/results/results.json", root);
+    ck_assert_int_eq(access(zip, R_OK), 0);
+    /* the zip: the two scripts at the top, the grader's sources, no
+     * skeleton, no solution, no test */
+    ck_assert_int_eq(sh("unzip -Z1 %s > %s/list || python3 -m zipfile -l %s "
+                        "| cut -d\" \" -f1 > %s/list",
+                        zip, dir, zip, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -qx setup.sh %s/list && grep -qx run_autograder "
+                        "%s/list && grep -qx cuda-labs/Makefile %s/list && "
+                        "grep -qx cuda-labs/labs/01-vector-add/vector_add.h "
+                        "%s/list",
+                        dir, dir, dir, dir),
+                     0);
+    ck_assert_int_ne(sh("grep -E \"(solutions/|/tests/|vector_add\\.cu$)\" "
+                        "%s/list",
+                        dir),
+                     0);
+    ck_assert_int_eq(
+        sh("mkdir -p %s/source %s/submission && unzip -qq %s -d %s/source && "
+           "cp %s/source/run_autograder %s/ && test -x %s/run_autograder && "
+           "NO_APT=1 bash %s/source/setup.sh > %s/setup.log 2>&1",
+           root, root, zip, root, root, root, root, root, dir),
+        0);
+
+    /* a correct submission */
+    ck_assert_int_eq(sh("cp grader/tests/batch/alice.cu "
+                        "%s/submission/vector_add.cu && "
+                        "AUTOGRADER_ROOT=%s %s/run_autograder > %s/run1.log "
+                        "2>&1",
+                        root, root, root, dir),
+                     0);
+    char *text = cl_read_file(json, NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *o = cJSON_Parse(text);
+    ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", text);
+    ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(o, "score")));
+    const cJSON *x = cJSON_GetObjectItem(o, "extra_data");
+    const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(x, "status"));
+    ck_assert_ptr_nonnull(st);
+    if (strcmp(st, "not graded: no GPU") == 0) {
+        /* staff see why; the student sees nothing: no 0/100, no failed
+         * test */
+        ck_assert_str_eq(
+            cJSON_GetStringValue(cJSON_GetObjectItem(o, "visibility")),
+            "hidden");
+        ck_assert_str_eq(
+            cJSON_GetStringValue(cJSON_GetObjectItem(o, "stdout_visibility")),
+            "hidden");
+        ck_assert_ptr_nonnull(strstr(
+            cJSON_GetStringValue(cJSON_GetObjectItem(o, "output")), "no GPU"));
+        const cJSON *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItem(o, "tests"))
+        {
+            ck_assert_str_eq(
+                cJSON_GetStringValue(cJSON_GetObjectItem(t, "visibility")),
+                "hidden");
+            ck_assert_ptr_null(cJSON_GetObjectItem(t, "max_score"));
+        }
+    } else {
+        /* on a GPU: graded, every correctness point */
+        ck_assert_str_eq(st, "graded");
+        ck_assert_ptr_null(cJSON_GetObjectItem(o, "visibility"));
+        ck_assert(cJSON_GetArraySize(cJSON_GetObjectItem(o, "tests")) > 5);
+        ck_assert_double_ge(
+            cJSON_GetNumberValue(cJSON_GetObjectItem(x, "correctness_score")),
+            59.99);
+    }
+    cJSON_Delete(o);
+    free(text);
+
+    /* one that does not compile: 0, with the compiler's words, shown */
+    ck_assert_int_eq(sh("rm %s/submission/* && cp grader/tests/batch/bob.cu "
+                        "\"%s/submission/my lab.cu\" && "
+                        "AUTOGRADER_ROOT=%s %s/run_autograder > %s/run2.log "
+                        "2>&1",
+                        root, root, root, root, dir),
+                     0);
+    text = cl_read_file(json, NULL);
+    o = cJSON_Parse(text);
+    ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", text);
+    ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "score")),
+                        0);
+    ck_assert_ptr_null(cJSON_GetObjectItem(o, "visibility"));
+    const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(o, "output"));
+    ck_assert_msg(strstr(msg, "my lab.cu does not compile") &&
+                      strstr(msg, "error"),
+                  "%s", msg);
+    cJSON_Delete(o);
+    free(text);
+
+    /* nothing to grade */
+    ck_assert_int_eq(sh("rm %s/submission/* && echo hi > %s/submission/x.txt "
+                        "&& AUTOGRADER_ROOT=%s %s/run_autograder > %s/run3.log "
+                        "2>&1",
+                        root, root, root, root, dir),
+                     0);
+    text = cl_read_file(json, NULL);
+    o = cJSON_Parse(text);
+    ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", text);
+    ck_assert_ptr_nonnull(
+        strstr(cJSON_GetStringValue(cJSON_GetObjectItem(o, "output")),
+               "No vector_add.cu in your submission"));
+    cJSON_Delete(o);
+    free(text);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 START_TEST(test_slurm_batch)
 {
     char dir[] = "/tmp/cl-slurm-XXXXXX";
@@ -252,8 +706,9 @@ START_TEST(test_slurm_batch)
     ck_assert_int_eq(waited, 0);
     expect_statuses(out);
     /* one task per submission ran */
-    ck_assert_int_eq(sh("test $(ls %s/logs/slurm-*_*.out | wc -l) = 6", out),
-                     0);
+    ck_assert_int_eq(
+        sh("test $(ls %s/logs/slurm-*_*.out | wc -l) = %d", out, N_SUBMISSIONS),
+        0);
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -266,6 +721,9 @@ int main(void)
     tcase_add_test(core, test_gradebook_from_results);
     tcase_add_test(core, test_local_batch);
     tcase_add_test(core, test_over_limit_is_a_compile_error);
+    tcase_add_test(core, test_canvas_export);
+    tcase_add_test(core, test_gradescope_export);
+    tcase_add_test(core, test_autograder);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm)

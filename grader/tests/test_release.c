@@ -1,8 +1,12 @@
-/* test_release.c: what instructors publish. The handout carries nothing of
- * solutions/ and builds on its own; a solution release carries just the
- * labs asked for; every lab's skeleton and solution implement the same
- * interface, and every TODO marker points at a README section that exists.
- * Runs `make` from the project root, as `make test` does. */
+/* test_release.c: what instructors publish, and the Makefile a new user
+ * meets. The handout carries nothing of solutions/, no test fixture or
+ * batch sample, no definition of an entry point outside the skeletons,
+ * builds on its own, and there `make test` and `SOLUTION=1` say what they
+ * cannot do; a solution release carries just the labs asked for; every
+ * lab's skeleton and solution implement the same interface, and every TODO
+ * marker points at a README section that exists. The Makefile's rough
+ * edges: SOLUTION's values, make help, CC, NO_APT, cuDNN on Arm, odd file
+ * names, no GPU. Runs `make` from the project root, as `make test` does. */
 #define _GNU_SOURCE
 #include "adamw.h"
 #include "fileio.h"
@@ -16,11 +20,14 @@
 #include "shell.h"
 
 #include <check.h>
+#include <ctype.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef CL_BUILD_DIR
@@ -37,6 +44,119 @@ static void version(char *buf, size_t len)
     free(v);
 }
 
+/* does @p text define the function @p name: NAME, its parameters in
+ * balanced parentheses, then (past blanks and comments) a body? A
+ * declaration ends in ';', a call in ';' or an operator. */
+static int defines(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        const char *q = p + n;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q != '(')
+            continue;
+        for (int depth = 0; *q; q++)
+            if (*q == '(')
+                depth++;
+            else if (*q == ')' && --depth == 0)
+                break;
+        if (!*q)
+            continue;
+        for (q++;;) {
+            while (isspace((unsigned char)*q))
+                q++;
+            if (q[0] == '/' && q[1] == '/')
+                q += strcspn(q, "\n");
+            else if (q[0] == '/' && q[1] == '*' && strstr(q + 2, "*/"))
+                q = strstr(q + 2, "*/") + 2;
+            else
+                break;
+        }
+        if (*q == '{')
+            return 1;
+    }
+    return 0;
+}
+
+/* what the handout scan found */
+static char scan_root[512], scan_found[4096];
+
+/* nftw callback: a file of the handout that defines an entry point and is
+ * not the lab's skeleton is noted in scan_found */
+static int scan_file(const char *path, const struct stat *st, int type,
+                     struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type != FTW_F)
+        return 0;
+    const char *rel = path + strlen(scan_root) + 1;
+    size_t len = 0;
+    char *text = cl_read_file(path, &len);
+    if (!text || memchr(text, '\0', len)) { /* unreadable, or binary */
+        free(text);
+        return 0;
+    }
+    for (const struct cl_lab *const *l = cl_labs; *l; l++)
+        if (strcmp(rel, (*l)->source) == 0) { /* a skeleton: allowed */
+            free(text);
+            return 0;
+        }
+    for (const struct cl_lab *const *l = cl_labs; *l; l++)
+        for (const char *const *s = (*l)->symbols; *s; s++)
+            if (defines(text, *s)) {
+                size_t u = strlen(scan_found);
+                snprintf(scan_found + u, sizeof scan_found - u, "%s: %s\n", rel,
+                         *s);
+            }
+    free(text);
+    return 0;
+}
+
+/* every entry point the labs declare, as the issue lists them */
+START_TEST(test_entry_points_and_scanner)
+{
+    static const char *const want[] = {"vector_add",
+                                       "stencil_1d",
+                                       "causal_conv1d",
+                                       "matmul",
+                                       "adamw_step",
+                                       "gru_cell",
+                                       "gru_workspace_size",
+                                       "gru_forward",
+                                       "seq2seq_workspace_size",
+                                       "seq2seq_greedy",
+                                       "seq2seq_forced",
+                                       NULL};
+    for (const char *const *w = want; *w; w++) {
+        int found = 0;
+        for (const struct cl_lab *const *l = cl_labs; *l; l++)
+            for (const char *const *s = (*l)->symbols; *s; s++)
+                found |= strcmp(*s, *w) == 0;
+        ck_assert_msg(found, "no lab declares %s", *w);
+    }
+    /* the scanner sees definitions, not declarations or calls */
+    ck_assert(defines("extern \"C\" void matmul(const float *a, int n)\n"
+                      "/* the body */ {\n}",
+                      "matmul"));
+    ck_assert(defines("size_t gru_workspace_size(int (*f)(int)) { return 0; }",
+                      "gru_workspace_size"));
+    ck_assert(!defines("void matmul(const float *a, int n);", "matmul"));
+    ck_assert(!defines("if (matmul(a, n)) { x(); }", "matmul"));
+    ck_assert(!defines("void my_matmul(int n) {}", "matmul"));
+    ck_assert(!defines("void matmul_tile(int n) {}", "matmul"));
+    /* and finds the answers a maintainer's tree holds */
+    if (access("grader/tests/fixtures/lab02/good.cuh", R_OK) == 0) {
+        char *t = cl_read_file("grader/tests/fixtures/lab02/good.cuh", NULL);
+        ck_assert(defines(t, "stencil_1d") || defines(t, "causal_conv1d"));
+        free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_handout_is_clean_and_builds)
 {
     if (access("solutions", F_OK) != 0) {
@@ -50,13 +170,29 @@ START_TEST(test_handout_is_clean_and_builds)
     snprintf(tgz, sizeof tgz, "%s/cuda-labs-handout-%s.tar.gz", dir, ver);
     snprintf(root, sizeof root, "%s/cuda-labs-handout-%s", dir, ver);
     ck_assert_int_eq(access(tgz, R_OK), 0);
-    /* no file of solutions/ */
+    /* no file of solutions/, no fixture, no batch sample, no test */
     ck_assert_int_ne(sh("tar -tzf %s | grep -q /solutions/", tgz), 0);
+    ck_assert_int_ne(sh("tar -tzf %s | grep -E -q "
+                        "\"/(grader|common)/tests/|/fixtures/|/batch/|"
+                        "/compile-fail/\"",
+                        tgz),
+                     0);
     ck_assert_int_eq(sh("tar -xzf %s -C %s", tgz, dir), 0);
     ck_assert_int_eq(access("solutions", R_OK), 0); /* the source has them */
     char path[512];
     snprintf(path, sizeof path, "%s/labs/01-vector-add/vector_add.cu", root);
     ck_assert_int_eq(access(path, R_OK), 0);
+    /* no entry point defined anywhere but in the skeletons */
+    snprintf(scan_root, sizeof scan_root, "%s", root);
+    scan_found[0] = '\0';
+    ck_assert_int_eq(nftw(root, scan_file, 16, FTW_PHYS), 0);
+    ck_assert_msg(scan_found[0] == '\0', "entry points defined in:\n%s",
+                  scan_found);
+    /* the scan reads the skeletons it skips: they are there */
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        snprintf(path, sizeof path, "%s/%s", root, (*l)->source);
+        ck_assert_msg(access(path, R_OK) == 0, "no %s", path);
+    }
     /* no symbol that only the solutions define (their kernels and
      * helpers, read from the built libraries), and the list is not empty */
     ck_assert_int_eq(
@@ -71,6 +207,128 @@ START_TEST(test_handout_is_clean_and_builds)
     ck_assert_int_eq(sh("%s/build/bin/grade --list >/dev/null", root), 0);
     snprintf(path, sizeof path, "%s/build/solution", root);
     ck_assert_int_ne(access(path, F_OK), 0);
+    /* make test: a maintainer's command, said plainly, exit 0 */
+    ck_assert_int_eq(sh("make -s -C %s test > %s/test.log 2>&1", root, dir), 0);
+    ck_assert_int_eq(sh("grep -q \"maintainer's command\" %s/test.log", dir),
+                     0);
+    /* SOLUTION=1: no solutions here, said before anything is built */
+    ck_assert_int_ne(sh("make -s -C %s grade LAB=01 SOLUTION=1 > %s/sol.log "
+                        "2>&1",
+                        root, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -q \"not part of the handout\" %s/sol.log && "
+                        "! grep -q nvcc %s/sol.log",
+                        dir, dir),
+                     0);
+    /* make check: the skeleton compiles warning-free (host and device);
+     * the static checks pass once the grader has them (--check) */
+    int has_check =
+        sh(CL_BUILD_DIR "/bin/grade --help | grep -q -- --check") == 0;
+    int rc = sh("make -s -C %s check LAB=01 > %s/check.log 2>&1", root, dir);
+    ck_assert_int_eq(sh("grep -q \"## 01-vector-add\" %s/check.log", dir), 0);
+    ck_assert_int_ne(
+        sh("grep -q \"error\" %s/check.log", dir) == 0 && has_check, 1);
+    if (has_check)
+        ck_assert_int_eq(rc, 0);
+    /* a device-side warning fails it */
+    ck_assert_int_eq(sh("printf \"\\n__global__ void cl_k(float *x) "
+                        "{ int unused = 1; }\\n\" >> "
+                        "%s/labs/01-vector-add/vector_add.cu",
+                        root),
+                     0);
+    ck_assert_int_ne(
+        sh("make -s -C %s check LAB=01 > %s/check2.log 2>&1", root, dir), 0);
+    ck_assert_int_eq(sh("grep -q \"unused\" %s/check2.log", dir), 0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* the rough edges of the Makefile a new user meets */
+START_TEST(test_make_rough_edges)
+{
+    char dir[] = "/tmp/cl-make-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* SOLUTION is 0 or 1 */
+    const char *bad[] = {"2", "yes"};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(sh("make -s grade LAB=01 SOLUTION=%s > %s/sol.log "
+                            "2>&1",
+                            bad[i], dir),
+                         2);
+        ck_assert_int_eq(sh("grep -q \"SOLUTION=%s: use SOLUTION=1\" "
+                            "%s/sol.log",
+                            bad[i], dir),
+                         0);
+    }
+    /* make help: the user-facing targets, the variables, the exit codes */
+    ck_assert_int_eq(sh("make -s help > %s/help.log", dir), 0);
+    const char *targets[] = {"grade",   "check",       "test",
+                             "bench",   "demo",        "memcheck",
+                             "profile", "grade-class", "grade-class-slurm",
+                             "handout", "autograder",  "help",
+                             "clean",   NULL};
+    for (const char *const *t = targets; *t; t++)
+        ck_assert_msg(
+            sh("grep -Eq \"^  %s +[a-zA-Z(]\" %s/help.log", *t, dir) == 0,
+            "make help lacks %s", *t);
+    ck_assert_int_eq(sh("grep -q \"3 no GPU\" %s/help.log && grep -q "
+                        "\"SOLUTION (0 or 1)\" %s/help.log",
+                        dir, dir),
+                     0);
+    /* CC: the environment's or the command line's, else gcc (not make's
+     * own cc) */
+    ck_assert_int_eq(sh("env -u CC make -p -n info 2>/dev/null | grep -qx "
+                        "\"CC := gcc\""),
+                     0);
+    ck_assert_int_eq(sh("CC=clang make -p -n info 2>/dev/null | grep -qx "
+                        "\"CC = clang\""),
+                     0);
+    ck_assert_int_eq(sh("make -p -n info CC=clang 2>/dev/null | grep -qx "
+                        "\"CC = clang\""),
+                     0);
+    /* NO_APT=1: the packages are named, apt-get is not run */
+    ck_assert_int_ne(
+        sh("make -s deps NO_APT=1 CC=false > %s/deps.log 2>&1", dir), 0);
+    ck_assert_int_eq(sh("grep -q \"sudo apt-get install check\" %s/deps.log "
+                        "&& ! grep -q \"running, as root\" %s/deps.log",
+                        dir, dir),
+                     0);
+    /* cuDNN under an Arm server's toolkit (targets/sbsa-linux) */
+    ck_assert_int_eq(
+        sh("mkdir -p %s/cuda/targets/sbsa-linux/include "
+           "%s/cuda/targets/sbsa-linux/lib && touch "
+           "%s/cuda/targets/sbsa-linux/include/cudnn.h "
+           "%s/cuda/targets/sbsa-linux/lib/libcudnn.so && "
+           "make -s info CUDA_HOME=%s/cuda 2>/dev/null | grep -q \"include "
+           "%s/cuda/targets/sbsa-linux/include, library "
+           "%s/cuda/targets/sbsa-linux/lib/libcudnn.so\"",
+           dir, dir, dir, dir, dir, dir, dir),
+        0);
+    /* build-submission: spaces, quotes and letters in the file's and the
+     * output's names, passed in the environment as the batch does */
+    ck_assert_int_eq(
+        sh("mkdir -p \"%s/o'k \\\"dïr\\\"\" && cp grader/tests/batch/alice.cu "
+           "\"%s/it's a lab.cu\" && SRC=\"%s/it's a lab.cu\" "
+           "SO=\"%s/o'k \\\"dïr\\\"/l b.so\" make -s build-submission "
+           "LABDIR=01-vector-add && test -s \"%s/o'k \\\"dïr\\\"/l b.so\"",
+           dir, dir, dir, dir, dir),
+        0);
+    /* make autograder needs a lab */
+    ck_assert_int_ne(sh("make -s autograder > /dev/null 2>&1"), 0);
+    /* without a GPU: make bench says so and fails; make grade of every
+     * lab says it once */
+    if (sh("nvidia-smi -L > /dev/null 2>&1") != 0) {
+        ck_assert_int_ne(sh("make -s bench LAB=01 > %s/bench.log 2>&1", dir),
+                         0);
+        ck_assert_int_eq(
+            sh("grep -q \"no usable CUDA GPU\" %s/bench.log && ! grep -q "
+               "\"^|\" %s/bench.log",
+               dir, dir),
+            0);
+        ck_assert_int_ne(sh("make -s grade > %s/grade.log 2>&1", dir), 0);
+        ck_assert_int_eq(
+            sh("test $(grep -c \"no CUDA GPU\" %s/grade.log) = 1", dir), 0);
+    }
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -258,6 +516,8 @@ int main(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 900);
     tcase_add_test(core, test_todo_markers_point_to_readme);
+    tcase_add_test(core, test_entry_points_and_scanner);
+    tcase_add_test(core, test_make_rough_edges);
     tcase_add_test(core, test_skeleton_and_solution_interface);
     tcase_add_test(core, test_peers_layouts_match_the_headers);
     tcase_add_test(core, test_release_solutions_one_lab);

@@ -6,6 +6,8 @@
 # compute nodes share with this one. SBATCH_ARGS go to both sbatch calls
 # (a partition, an account). Each grading task asks for --gres=$SLURM_GRES
 # (default gpu:1); SLURM_GRES= (empty) asks for none, as CI does.
+# SUBMISSIONS may be in any layout tools/grade-class.sh reads (plain,
+# Canvas, Gradescope); FORMAT and ASSIGNMENT go to the collect job.
 set -euo pipefail
 lab=${1:?usage: submit.sh LAB SUBMISSIONS [OUT] [sbatch args]}
 subs=${2:?SUBMISSIONS}
@@ -16,10 +18,9 @@ read -r id slug _ < <(build/bin/grade "$lab" --which)
 [ -n "$out" ] || out=build/class/$id-$slug
 mkdir -p "$out/results" "$out/logs"
 out=$(cd "$out" && pwd)
-[ -d "$subs" ] || { echo "submit: SUBMISSIONS=$subs is not a directory" >&2; exit 2; }
-subs=$(cd "$subs" && pwd)
-find "$subs" -mindepth 1 -maxdepth 1 ! -name '.*' | sort > "$out/submissions.txt"
-n=$(wc -l < "$out/submissions.txt")
+[ -e "$subs" ] || { echo "submit: SUBMISSIONS=$subs does not exist" >&2; exit 2; }
+bash tools/grade-class.sh --list "$id" "$subs" "$out"
+n=$(wc -l < "$out/entries/list")
 [ "$n" -gt 0 ] || { echo "submit: no submissions in $subs" >&2; exit 2; }
 [ -e "$out/seed" ] || echo "${SEED:-$(date -u +%Y%m%d)}" > "$out/seed"
 export CUDA_LABS_ROOT=$root
@@ -27,10 +28,11 @@ gres=${SLURM_GRES-gpu:1}
 array=$(sbatch --parsable --export=ALL --chdir="$root" --array=0-$((n - 1)) \
     ${gres:+--gres=$gres} --output="$out/logs/slurm-%A_%a.out" "$@" \
     tools/slurm/grade-class.sbatch "$id" "$out")
+wrap=$(printf '%q ' build/bin/grade "$id" --collect "$out" \
+    ${FORMAT:+--format "$FORMAT"} ${ASSIGNMENT:+--assignment "$ASSIGNMENT"})
 collect=$(sbatch --parsable --export=ALL --chdir="$root" \
     --dependency=afterany:"${array%%;*}" --job-name=cuda-labs-collect \
-    --output="$out/logs/slurm-collect-%j.out" "$@" \
-    --wrap="build/bin/grade $id --collect $out")
+    --output="$out/logs/slurm-collect-%j.out" "$@" --wrap="$wrap")
 echo "submit: $n submissions, array job $array, collect job $collect"
 echo "submit: the gradebook will be $out/gradebook.csv"
 echo "$array $collect" > "$out/jobs"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Make sure the C libraries the build needs are there: Check (tests) and
-# cJSON (results.json). As root with apt, install what is missing; otherwise
-# say the one command to run. Exit 0 when everything is in place.
+# cJSON (results.json). As root with apt, say so and install what is
+# missing, unless NO_APT=1; otherwise say the one command to run. Exit 0
+# when everything is in place.
 set -u
 CC=${CC:-gcc}
 # the CUDA toolkit and cuDNN are not ours to install: say what is missing
@@ -22,8 +23,10 @@ probe() {
 }
 probe && exit 0
 pkgs="check libcjson-dev libsubunit-dev pkg-config"
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "deps: installing $pkgs (apt-get, as root)"
+if [ "${NO_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: Check and cJSON are missing; running, as root:"
+    echo "        apt-get update && apt-get install $pkgs"
+    echo "      (NO_APT=1 skips this and only names the packages)"
     export DEBIAN_FRONTEND=noninteractive
     { apt-get update -qq && apt-get install -y -qq $pkgs; } >/dev/null 2>&1 || {
         echo "deps: apt-get could not install $pkgs" >&2
