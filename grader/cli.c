@@ -271,8 +271,18 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_WHICH: which = 1; break;
         case OPT_COLLECT: collect = optarg; break;
         case OPT_DEMO: o.demo = 1; break;
-    const char *collect = NULL, *policy_path = NULL, *assignment = NULL;
-    enum cl_book_format book = CL_BOOK_CSV;
+        case OPT_POLICY: policy_path = optarg; break;
+        case OPT_CHECK: o.check_only = 1; break;
+        case OPT_TOOL: o.tool_mode = 1; break;
+        case OPT_NOTRACE: o.no_trace = 1; break;
+        case OPT_FORMAT:
+            if (cl_book_format_parse(optarg, &book))
+                return usage_error(prog,
+                                   "bad format '%s' (csv, canvas or "
+                                   "gradescope)",
+                                   optarg);
+            break;
+        case OPT_ASSIGNMENT: assignment = optarg; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
