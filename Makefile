@@ -126,9 +126,10 @@ SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions
 # Lab 4's reference again, built for the 4 KB kernel-parameter limit
 SOLUTION_SO += $(if $(wildcard solutions/04-multi-tensor-apply),$(BUILD)/solution/04-multi-tensor-apply-4k.so)
 FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
-TESTS       := $(BUILD)/tests/test_common $(BUILD)/tests/test_grader \
-               $(BUILD)/tests/test_release $(BUILD)/tests/test_batch \
-               $(BUILD)/tests/test_gpu
+# unit suites first (no processes), then the self-test lab's sandbox and
+# the command line, then the release, batch and GPU suites
+TESTS       := $(addprefix $(BUILD)/tests/test_,common refs score policy \
+                 symbols pins report sandbox cli release batch gpu)
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
 lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))
@@ -318,7 +319,7 @@ docs:
 plots:
 	$(Q)bash tools/plots.sh
 
-## deps: make sure Check and cJSON are there (as root with apt, it says so
+## deps: make sure Check, cJSON and libseccomp are there (as root with apt, it says so
 ## and installs them; NO_APT=1: only name the command)
 deps:
 	$(Q)CUDA_HOME=$(CUDA_HOME) CUDNN_FOUND=$(if $(CUDNN_INC),$(if $(CUDNN_SO),1)) \

@@ -8,9 +8,8 @@ void cl_fill_uniform_host(float *p, size_t n, uint64_t seed, uint64_t stream,
         p[i] = cl_rand_uniform(seed, stream, i, lo, hi);
 }
 
-void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed,
-                             uint64_t stream, uint64_t index0, float lo,
-                             float hi)
+void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed, uint64_t stream,
+                             uint64_t index0, float lo, float hi)
 {
     for (size_t i = 0; i < n; i++)
         p[i] = cl_rand_uniform(seed, stream, index0 + i, lo, hi);

@@ -78,9 +78,8 @@ void cl_fill_uniform_device(float *d_p, size_t n, uint64_t seed,
 
 /** Host fill of elements index0 .. index0 + n - 1 of the stream into
  *  p[0 .. n): p[i] = cl_rand_uniform(seed, stream, index0 + i, lo, hi). */
-void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed,
-                             uint64_t stream, uint64_t index0, float lo,
-                             float hi);
+void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed, uint64_t stream,
+                             uint64_t index0, float lo, float hi);
 
 /** The device fill of cl_fill_uniform_host_at(), on @p s. */
 void cl_fill_uniform_device_at(float *d_p, size_t n, uint64_t seed,

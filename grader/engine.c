@@ -100,7 +100,8 @@ static int read_full_timeout(int fd, void *p, size_t n, double timeout_s)
     return 0;
 }
 
-/* ---- the judge (a child of the grader) ------------------------------------ */
+/* ---- the judge (a child of the grader) ------------------------------------
+ */
 
 static int g_res_fd = -1;
 static int g_case = -1;
@@ -177,8 +178,8 @@ static __attribute__((noreturn)) void judge_main(const struct run *run,
     co.runner = o->runner;
     co.gpu = lab->needs_gpu ? &gpu : NULL;
     co.data = run->data;
-    double limit = o->timeout_s > 0 ? o->timeout_s
-                                    : cl_policy_timeout(run->policy, lab);
+    double limit =
+        o->timeout_s > 0 ? o->timeout_s : cl_policy_timeout(run->policy, lab);
     for (;;) {
         struct cmd c;
         if (read_full_timeout(cmd_fd, &c, sizeof c, 0) != 0 || c.index < 0 ||
@@ -404,8 +405,8 @@ static void progress(const struct cl_grade_opts *o, int k, int n,
 }
 
 /* Run case k on the judge (starting one if needed). */
-static void run_one(const struct run *run, struct cl_grade *g,
-                    struct judge *w, int k, int timing)
+static void run_one(const struct run *run, struct cl_grade *g, struct judge *w,
+                    int k, int timing)
 {
     static struct msg m;
     struct cl_result *r = &g->r[k];
@@ -440,8 +441,8 @@ static void run_one(const struct run *run, struct cl_grade *g,
     reap(w, 1, r->msg, sizeof r->msg);
     r->status = rc == 2 ? CL_ST_TIMEOUT : CL_ST_INTERNAL;
     if (rc == 2)
-        snprintf(r->msg, sizeof r->msg,
-                 "the case took more than %.0f s in all", limit);
+        snprintf(r->msg, sizeof r->msg, "the case took more than %.0f s in all",
+                 limit);
 }
 
 enum cl_exit cl_grade_run(const struct cl_lab *lab,
@@ -452,8 +453,8 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     g->lab = lab;
     g->seed = o->seed;
     g->lib_path = o->lib_path;
-    const struct cl_policy *policy = o->policy ? o->policy
-                                               : cl_policy_default();
+    const struct cl_policy *policy =
+        o->policy ? o->policy : cl_policy_default();
     g->policy_name = policy->name;
     g->policy = policy;
     signal(SIGPIPE, SIG_IGN);

@@ -140,17 +140,17 @@ struct cl_lab_data;
 
 /** A lab's specification: data, and the small functions of harness.h. */
 struct cl_lab {
-    const char *id;             /**< "01" */
-    const char *slug;           /**< "vector-add" */
-    const char *title;          /**< "Vector add" */
-    const char *source;         /**< the file the student edits */
-    const char *todo;           /**< the marker: "TODO(lab1)" */
-    const struct cl_caps *caps; /**< what a submission may use (symbols.h) */
-    const char *baseline;       /**< "cudnnOpTensor" */
-    const char *ceiling;        /**< "copy", or NULL */
-    enum cl_metric metric;      /**< GB/s or TFLOP/s */
-    int needs_gpu;              /**< 0: the CPU self-test lab */
-    const char *profile_case;   /**< the case make profile runs */
+    const char *id;              /**< "01" */
+    const char *slug;            /**< "vector-add" */
+    const char *title;           /**< "Vector add" */
+    const char *source;          /**< the file the student edits */
+    const char *todo;            /**< the marker: "TODO(lab1)" */
+    const struct cl_caps *caps;  /**< what a submission may use (symbols.h) */
+    const char *baseline;        /**< "cudnnOpTensor" */
+    const char *ceiling;         /**< "copy", or NULL */
+    enum cl_metric metric;       /**< GB/s or TFLOP/s */
+    int needs_gpu;               /**< 0: the CPU self-test lab */
+    const char *profile_case;    /**< the case make profile runs */
     const struct cl_case *cases; /**< the cases, in spec order */
     int ncases;                  /**< how many */
     size_t arg_size;             /**< sizeof the case struct */
@@ -206,7 +206,7 @@ struct cl_grade_opts {
     int no_trace;          /**< no CUPTI trace (measurements only) */
     int check_only;        /**< static checks only, no GPU */
     const struct cl_policy *policy; /**< points and targets; NULL: default */
-    const char *runner;    /**< the runner executable; NULL: beside us */
+    const char *runner; /**< the runner executable; NULL: beside us */
 };
 
 #define CL_MAX_CASES 64 /**< cases in one lab, at most */

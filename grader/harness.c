@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -51,11 +52,12 @@ extern char **environ;
  * calls), with spikes of 0.2-0.5 ms in a quarter of the calls (the OS,
  * the GPU's time slices); a submission that hides work after its timed
  * window shows it in every call */
-#define ALLOW_ABS_MS    0.10
-#define ALLOW_REL       0.15
-#define WORKSPACE_CAP   ((uint64_t)16 << 30)
+#define ALLOW_ABS_MS  0.10
+#define ALLOW_REL     0.15
+#define WORKSPACE_CAP ((uint64_t)16 << 30)
 
-/* ---- the judge's process-wide state --------------------------------------- */
+/* ---- the judge's process-wide state ---------------------------------------
+ */
 
 static struct {
     int gpu;                /* the lab runs on the GPU */
@@ -68,6 +70,10 @@ static struct {
 
 int cl_judge_init(int gpu, char *why, size_t len)
 {
+    /* the runners are waited for (and seen to stop, runner_pause()):
+     * children must not be reaped behind our back, whatever SIGCHLD
+     * disposition the grader was started with */
+    signal(SIGCHLD, SIG_DFL);
     J.gpu = gpu;
     if (!gpu)
         return 0;
@@ -150,11 +156,11 @@ struct hb {
     void *ptr;           /* base + at */
     int fd;              /* CPU: its memfd */
     unsigned char handle[64];
-    void *mirror;        /* the baseline's version (outputs, state) */
-    void *native;        /* GPU: the judge's own copy of an input or of
-                            the first state, filled, then copied over */
-    int mapped;          /* sent to (or allocated by) the runner */
-    int imported;        /* GPU: the runner's memory, mapped here */
+    void *mirror; /* the baseline's version (outputs, state) */
+    void *native; /* GPU: the judge's own copy of an input or of
+                     the first state, filled, then copied over */
+    int mapped;   /* sent to (or allocated by) the runner */
+    int imported; /* GPU: the runner's memory, mapped here */
 };
 
 /* the sizes of a buffer with its guards, before anyone allocates it */
@@ -191,8 +197,8 @@ static void hb_alloc(struct hb *b, size_t bytes, size_t offset)
     b->fd = memfd_create("cl-buffer", MFD_CLOEXEC);
     if (b->fd < 0 || ftruncate(b->fd, (off_t)b->alloc) != 0)
         cl_fatal(__FILE__, __LINE__, "memfd_create", "libc", strerror(errno));
-    b->base = mmap(NULL, b->alloc, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
-                   0);
+    b->base =
+        mmap(NULL, b->alloc, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
     if (b->base == MAP_FAILED)
         cl_fatal(__FILE__, __LINE__, "mmap", "libc", strerror(errno));
     memset(b->base, CL_CANARY, b->alloc);
@@ -273,7 +279,8 @@ static int hb_guards(const struct hb *b, struct cl_guard_report *g)
     size_t ff = 0, fl = 0, bf = 0;
     memset(g, 0, sizeof *g);
     g->front_bad = cl_scan_bytes(h, front, CL_CANARY, &ff, &fl);
-    g->back_bad = cl_scan_bytes(h + front, CL_GUARD_BYTES, CL_CANARY, &bf, NULL);
+    g->back_bad =
+        cl_scan_bytes(h + front, CL_GUARD_BYTES, CL_CANARY, &bf, NULL);
     free(h);
     /* the write nearest the buffer is the likely culprit (4-byte elements) */
     if (g->front_bad)
@@ -283,11 +290,12 @@ static int hb_guards(const struct hb *b, struct cl_guard_report *g)
     return g->front_bad || g->back_bad;
 }
 
-/* ---- fills ------------------------------------------------------------------ */
+/* ---- fills ------------------------------------------------------------------
+ */
 
 struct fill_ctx {
-    struct hb *live;  /* device (or shared) buffers, or NULL */
-    void **host;      /* host images, or NULL */
+    struct hb *live; /* device (or shared) buffers, or NULL */
+    void **host;     /* host images, or NULL */
     const struct cl_plan *plan;
     const struct cl_lab_data *data;
 };
@@ -375,9 +383,9 @@ static void run_fill(const struct cl_lab *lab, const void *arg,
                      const struct cl_plan *plan, struct fill_ctx *fc,
                      uint64_t seed, int call, int first)
 {
-    struct cl_fill f = {seed,      call,       first,     fill_uniform,
-                        fill_ints, fill_bytes, fill_copy, fc->data,
-                        fc};
+    struct cl_fill f = {seed,         call,      first,
+                        fill_uniform, fill_ints, fill_bytes,
+                        fill_copy,    fc->data,  fc};
     fc->plan = plan;
     if (lab->fill)
         lab->fill(&f, arg, call);
@@ -385,32 +393,82 @@ static void run_fill(const struct cl_lab *lab, const void *arg,
         cl_fill_default(&f, plan);
 }
 
+void cl_fill_host(const struct cl_lab *lab, const void *arg,
+                  const struct cl_plan *plan, const struct cl_lab_data *data,
+                  uint64_t seed, int call, int first, void **img)
+{
+    struct fill_ctx fc = {NULL, img, plan, data};
+    run_fill(lab, arg, plan, &fc, seed, call, first);
+}
+
 /* ---- the runner: spawn, talk, reap ------------------------------------- */
 
 struct runner {
     pid_t pid;
     int sock;
-    int out;      /* its stdout and stderr */
+    int out; /* its stdout and stderr */
     size_t relayed;
+    int mid_line; /* the relayed output stopped inside a line */
     uint32_t seq;
     struct cl_hello hello;
+    char exe[4200];     /* its program */
+    char refs[4][1024]; /* the grader's references beside it (grader_file) */
+    int nrefs;          /* -1: not looked up yet */
+    int pausable;       /* stopped between commands (not in tool mode) */
+    int paused;         /* stopped by the judge now */
+    int gone;           /* reaped while pausing it: its status is in st */
+    int st;
+    clockid_t cpu;  /* its CPU-time clock (all its threads) */
+    double wall_ms; /* the last talk(): see talk() */
 };
+
+/* the runner's output, to our stderr: at most OUTPUT_CAP bytes of it, each
+ * line marked as the submission's (so that no line of it passes for the
+ * grader's in a log of both streams), control characters (terminal
+ * escapes that could erase or redraw the grader's report) shown as '?';
+ * a bounded amount per call, so that a runner that writes without end
+ * cannot keep the judge from its clock */
+#define RELAY_MARK "[your code] "
+
+static void relay_out(struct runner *rn, const char *buf, size_t n)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rn->mid_line) {
+            fputs(RELAY_MARK, stderr);
+            rn->mid_line = 1;
+        }
+        if (buf[i] == '\n') {
+            fwrite(buf + from, 1, i + 1 - from, stderr);
+            from = i + 1;
+            rn->mid_line = 0;
+        }
+    }
+    if (from < n)
+        fwrite(buf + from, 1, n - from, stderr);
+}
 
 static void relay(int fd, void *ctx)
 {
     struct runner *rn = ctx;
     char buf[4096];
-    for (;;) {
+    for (int reads = 0; reads < 64; reads++) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n <= 0)
             return;
         size_t keep = rn->relayed < OUTPUT_CAP ? OUTPUT_CAP - rn->relayed : 0;
         if ((size_t)n < keep)
             keep = (size_t)n;
-        if (keep && fwrite(buf, 1, keep, stderr) != keep)
-            return;
-        if (rn->relayed < OUTPUT_CAP && rn->relayed + (size_t)n >= OUTPUT_CAP)
+        for (size_t i = 0; i < keep; i++) {
+            unsigned char ch = (unsigned char)buf[i];
+            if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+                buf[i] = '?';
+        }
+        relay_out(rn, buf, keep);
+        if (rn->relayed < OUTPUT_CAP && rn->relayed + (size_t)n >= OUTPUT_CAP) {
             fprintf(stderr, "\n[the submission's output was cut here]\n");
+            rn->mid_line = 0;
+        }
         rn->relayed += (size_t)n;
     }
 }
@@ -435,9 +493,9 @@ static char **runner_env(int tool)
     int n = 0;
     if (tool)
         return environ;
-    static const char *const keep[] = {"CUDA_VISIBLE_DEVICES=",
-                                       "CUDA_DEVICE_ORDER=",
-                                       "LD_LIBRARY_PATH=", NULL};
+    static const char *const keep[] = {
+        "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "LD_LIBRARY_PATH=",
+        NULL};
     for (char **e = environ; *e && n < 56; e++) {
         int ok = 0;
         for (const char *const *k = keep; *k; k++)
@@ -457,8 +515,8 @@ static char **runner_env(int tool)
 }
 
 static int runner_spawn(struct runner *rn, const struct cl_lab *lab,
-                        const struct cl_case_opts *o, double limit_s,
-                        char *why, size_t len)
+                        const struct cl_case_opts *o, double limit_s, char *why,
+                        size_t len)
 {
     int sv[2] = {-1, -1}, out[2] = {-1, -1};
     memset(rn, 0, sizeof *rn);
@@ -469,15 +527,16 @@ static int runner_spawn(struct runner *rn, const struct cl_lab *lab,
                  strerror(errno));
         return -1;
     }
-    char exe[4200], dir[4096];
+    char *exe = rn->exe, dir[4096];
+    const size_t exe_len = sizeof rn->exe;
     if (o->runner)
-        snprintf(exe, sizeof exe, "%s", o->runner);
+        snprintf(exe, exe_len, "%s", o->runner);
     else {
         /* beside us (build/bin), or beside the test programs' bin */
         self_dir(dir, sizeof dir);
-        snprintf(exe, sizeof exe, "%s/cl-runner", dir);
+        snprintf(exe, exe_len, "%s/cl-runner", dir);
         if (access(exe, X_OK) != 0)
-            snprintf(exe, sizeof exe, "%s/../bin/cl-runner", dir);
+            snprintf(exe, exe_len, "%s/../bin/cl-runner", dir);
     }
     char uid[16], gid[16], cpu[32];
     uid_t u;
@@ -530,8 +589,8 @@ static int runner_spawn(struct runner *rn, const struct cl_lab *lab,
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
                                       POSIX_SPAWN_SETSIGDEF);
     fflush(NULL);
-    int rc = posix_spawn(&rn->pid, exe, &fa, &at, argv,
-                         runner_env(o->tool_mode));
+    int rc =
+        posix_spawn(&rn->pid, exe, &fa, &at, argv, runner_env(o->tool_mode));
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(src_out);
@@ -548,8 +607,71 @@ static int runner_spawn(struct runner *rn, const struct cl_lab *lab,
     }
     rn->sock = sv[0];
     rn->out = out[0];
+    rn->pausable = !o->tool_mode; /* a tool's process is not the runner */
+    rn->nrefs = -1;
+    if (clock_getcpuclockid(rn->pid, &rn->cpu) != 0)
+        rn->cpu = (clockid_t)-1;
     fcntl(rn->out, F_SETFL, O_NONBLOCK);
     return 0;
+}
+
+/* Between commands the runner is stopped (SIGSTOP; its sandbox forbids it
+ * SIGCONT), from the moment its reply is read until the next command is
+ * sent: nothing of the submission runs while the judge fills inputs,
+ * poisons outputs, times the baseline or reads the results. A thread that
+ * finishes the work after the reply, competes with the judge's timing or
+ * watches the next inputs arrive is frozen with everything else. 0 when
+ * stopped (or it ended: then its status is kept for runner_reap), -1 when
+ * it would not stop in time. */
+#define PAUSE_WAIT_S 5.0
+
+static int runner_pause(struct runner *rn)
+{
+    if (!rn->pausable || rn->paused || rn->gone || rn->pid <= 0)
+        return 0;
+    if (kill(rn->pid, SIGSTOP) != 0)
+        return 0; /* already gone: the next step says why */
+    double t0 = now_s(), deadline = t0 + PAUSE_WAIT_S;
+    for (;;) {
+        int st = 0;
+        pid_t w = waitpid(rn->pid, &st, WUNTRACED | WNOHANG);
+        if (w == rn->pid && WIFSTOPPED(st)) {
+            rn->paused = 1;
+            return 0;
+        }
+        if (w == rn->pid) { /* it ended first */
+            rn->gone = 1;
+            rn->st = st;
+            return 0;
+        }
+        if (w < 0 && errno != EINTR)
+            return -1; /* not ours to wait for: cannot tell it stopped */
+        double t = now_s();
+        if (t > deadline)
+            return -1; /* a thread stuck in the kernel */
+        if (t - t0 < 0.02) {
+            sched_yield(); /* a stop takes microseconds: see it at once */
+        } else {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* the CPU time the runner has used, all its threads together (ms) */
+static double runner_cpu_ms(const struct runner *rn)
+{
+    struct timespec ts;
+    if (rn->cpu == (clockid_t)-1 || rn->gone || clock_gettime(rn->cpu, &ts))
+        return 0;
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void runner_resume(struct runner *rn)
+{
+    if (rn->paused && !rn->gone && rn->pid > 0)
+        kill(rn->pid, SIGCONT);
+    rn->paused = 0;
 }
 
 /* how the runner ended, in a sentence; sets *sigsys for the sandbox */
@@ -562,12 +684,16 @@ static void runner_reap(struct runner *rn, int force, char *why, size_t len,
         return;
     if (force)
         kill(-rn->pid, SIGKILL); /* its whole session: nothing outlives it */
-    int st = 0;
-    while (waitpid(rn->pid, &st, 0) < 0 && errno == EINTR)
+    int st = rn->st;             /* when runner_pause() reaped it already */
+    while (!rn->gone && waitpid(rn->pid, &st, 0) < 0 && errno == EINTR)
         ;
     kill(-rn->pid, SIGKILL);
+    rn->gone = rn->paused = 0;
     if (rn->out >= 0) {
         relay(rn->out, rn);
+        if (rn->mid_line) /* its last line, ended for it */
+            fputc('\n', stderr);
+        rn->mid_line = 0;
         close(rn->out);
     }
     if (rn->sock >= 0)
@@ -612,38 +738,47 @@ static void runner_reap(struct runner *rn, int force, char *why, size_t len,
     }
 }
 
-enum { TALK_OK = 0, TALK_EOF, TALK_TIMEOUT, TALK_BAD };
+enum { TALK_OK = 0, TALK_EOF, TALK_TIMEOUT, TALK_BAD, TALK_NO_PAUSE };
 
-/* one command and its reply; what the reply says is checked by the caller */
+/* one command and its reply; what the reply says is checked by the caller.
+ * The runner runs from the command until it is paused after its reply
+ * (runner_pause()). rn->wall_ms is the judge's time from sending the
+ * command to reading the reply, plus the CPU time the runner used from
+ * then until it stopped: work that goes on after the reply (a thread
+ * finishing the call's work) counts where the clock check sees it, and
+ * the wait for a busy machine to run the stop does not */
 static int talk(struct runner *rn, uint32_t type, const void *p, uint32_t len,
                 const int *fds, int nfds, uint32_t want, void *reply,
                 uint32_t reply_len, double timeout_s)
 {
     uint32_t seq = ++rn->seq;
+    runner_resume(rn);
+    double t0 = now_s();
+    rn->wall_ms = 0;
     if (cl_msg_send(rn->sock, type, seq, p, len, fds, nfds) != 0)
         return TALK_EOF;
-    double deadline = now_s() + timeout_s;
-    for (int stale = 0; stale < 16; stale++) {
-        uint32_t t = 0, s = 0, l = 0;
-        double left = deadline - now_s();
-        if (left <= 0)
-            return TALK_TIMEOUT;
-        int rc = cl_msg_recv(rn->sock, &t, &s, reply, reply_len, &l, NULL, 0,
-                             NULL, left, rn->out, relay, rn);
-        if (rc == 1)
-            return TALK_EOF;
-        if (rc == 2)
-            return TALK_TIMEOUT;
-        if (rc != 0 || t != want || l != reply_len)
-            return TALK_BAD;
-        if (s == seq)
-            return TALK_OK;
-        /* a stale or forged reply: not the answer to this command */
-    }
-    return TALK_BAD;
+    uint32_t t = 0, s = 0, l = 0;
+    int rc = cl_msg_recv(rn->sock, &t, &s, reply, reply_len, &l, NULL, 0, NULL,
+                         timeout_s, rn->out, relay, rn);
+    double replied = now_s(), cpu = rc == 0 ? runner_cpu_ms(rn) : 0;
+    if (rc == 0 && runner_pause(rn) != 0)
+        return TALK_NO_PAUSE;
+    double late = rc == 0 ? runner_cpu_ms(rn) - cpu : 0;
+    rn->wall_ms = (replied - t0) * 1e3 + (late > 0 ? late : 0);
+    if (rc == 1)
+        return TALK_EOF;
+    if (rc == 2)
+        return TALK_TIMEOUT;
+    /* the runner answers every command once, in order: a reply to another
+     * command (stale or forged) was written by something else in its
+     * process, and so is a malformed one */
+    if (rc != 0 || t != want || l != reply_len || s != seq)
+        return TALK_BAD;
+    return TALK_OK;
 }
 
-/* ---- one case ---------------------------------------------------------------- */
+/* ---- one case
+ * ---------------------------------------------------------------- */
 
 #define MAX_CALL_IMAGES 4
 
@@ -656,12 +791,13 @@ struct kase {
     struct cl_plan plan;
     struct hb hb[CL_MAX_BUFS];
     struct runner rn;
-    int runner_dead;     /* the runner is gone (crash, timeout) */
-    int device_broken;   /* the judge's own context is unusable */
+    int runner_dead;   /* the runner is gone (crash, timeout) */
+    int device_broken; /* the judge's own context is unusable */
     double limit_s;
-    double dry_ms;       /* wall time of an empty frame */
+    double dry_ms; /* wall time of an empty frame */
     int has_state;
     int timing_case; /* the case is timed: the untimed-work rule applies */
+    uint64_t salt;   /* private: the inputs after the check round */
     /* the baseline */
     const struct cl_baseline *base;
     void *base_st;
@@ -681,11 +817,16 @@ struct kase {
     struct cl_result *r;
 };
 
+/* the check round replays from the seed; the calls after it (warm-ups,
+ * timed calls) also take the case's private salt, which the runner never
+ * sees: the seed has 10^9 values, found by search from the first call's
+ * inputs in about a second, and from it every later input would be known
+ * in advance (answers computed while nothing is timed, then copied) */
 static uint64_t call_seed(const struct kase *k, int call)
 {
     if (call < k->plan.check_calls)
         return k->o->seed;
-    return cl_mix64(k->o->seed ^
+    return cl_mix64(k->o->seed ^ k->salt ^
                     cl_mix64(0x9e3779b97f4a7c15ULL * (uint64_t)(k->index + 1) +
                              (uint64_t)call));
 }
@@ -732,8 +873,7 @@ const void *cl_check_input(struct cl_check *ck, int buf, int call)
         if (slot < 0)
             cl_fatal(__FILE__, __LINE__, "cl_check_input", "grader",
                      "too many calls' inputs at once");
-        struct fill_ctx fc = {NULL, k->inputs[slot].img, &k->plan,
-                              k->o->data};
+        struct fill_ctx fc = {NULL, k->inputs[slot].img, &k->plan, k->o->data};
         run_fill(k->lab, k->arg, &k->plan, &fc, call_seed(k, call), call,
                  call == 0);
         k->inputs[slot].used = 1;
@@ -754,8 +894,8 @@ const void *cl_check_output(struct cl_check *ck, int buf)
                               : k->hb[buf].ptr;
         k->outputs[buf] = cl_xmalloc(n ? n : 1);
         if (J.gpu)
-            CUDA_CHECK(cudaMemcpy(k->outputs[buf], src, n,
-                                  cudaMemcpyDeviceToHost));
+            CUDA_CHECK(
+                cudaMemcpy(k->outputs[buf], src, n, cudaMemcpyDeviceToHost));
         else
             memcpy(k->outputs[buf], src, n);
     }
@@ -853,12 +993,12 @@ const void *cl_vs_baseline(struct cl_vs *v, int buf)
     return k->base_copies[buf];
 }
 
-static void devcmp(const struct hb *b, const struct cl_buf_plan *p,
-                   double atol, double rtol, struct cl_devcmp *d)
+static void devcmp(const struct hb *b, const struct cl_buf_plan *p, double atol,
+                   double rtol, struct cl_devcmp *d)
 {
     if (J.gpu) {
-        cl_compare_device(b->ptr, b->mirror, p->count, p->elem == CL_I32,
-                          atol, rtol, d, J.s);
+        cl_compare_device(b->ptr, b->mirror, p->count, p->elem == CL_I32, atol,
+                          rtol, d, J.s);
         return;
     }
     /* the CPU lab: the same rules on the host */
@@ -922,9 +1062,8 @@ int cl_vs_default(struct cl_vs *v, int *bad_buf, size_t *first_bad)
                      "%s%s: %llu of %zu elements differ from %s's on the same "
                      "inputs (%llu never written, %llu NaN or Inf); first at "
                      "[%llu]",
-                     v->ck.when, p->name, d.n_bad, p->count,
-                     k->lab->baseline, d.n_poison, d.n_nonfinite,
-                     d.first_bad);
+                     v->ck.when, p->name, d.n_bad, p->count, k->lab->baseline,
+                     d.n_poison, d.n_nonfinite, d.first_bad);
         else
             snprintf(r->msg, sizeof r->msg,
                      "%s%s: every element is close to %s's, but the relative "
@@ -936,7 +1075,8 @@ int cl_vs_default(struct cl_vs *v, int *bad_buf, size_t *first_bad)
     return 0;
 }
 
-/* ---- the case's parts ----------------------------------------------------- */
+/* ---- the case's parts -----------------------------------------------------
+ */
 
 static int fail(struct kase *k, enum cl_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -979,26 +1119,72 @@ static int runner_lost(struct kase *k, int talk_rc, const char *during)
         runner_reap(&k->rn, 1, NULL, 0, NULL);
         k->runner_dead = 1;
         return fail(k, CL_ST_TIMEOUT,
-                    "no result after %.0f s%s: the kernel hangs or is far "
+                    "no result after %g s%s: the kernel hangs or is far "
                     "too slow (an infinite loop, or a barrier not every "
                     "thread reaches?)",
                     k->limit_s, during);
     }
+    if (talk_rc == TALK_NO_PAUSE) {
+        runner_reap(&k->rn, 1, NULL, 0, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_CRASH,
+                    "the process running your code could not be paused "
+                    "within %.0f s after its reply%s (a thread stuck in the "
+                    "kernel?)",
+                    PAUSE_WAIT_S, during);
+    }
+    if (talk_rc == TALK_BAD) { /* killed here: not a crash of its own */
+        runner_reap(&k->rn, 1, NULL, 0, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_FORBIDDEN,
+                    "the grader got a reply the runner did not send%s: "
+                    "your code wrote to the grader's socket",
+                    during);
+    }
     runner_reap(&k->rn, 1, why, sizeof why, &sigsys);
     k->runner_dead = 1;
-    if (talk_rc == TALK_BAD && !why[0])
-        snprintf(why, sizeof why, "the runner broke the protocol");
-    return fail(k, sigsys ? CL_ST_FORBIDDEN : CL_ST_CRASH, "%s%s", why,
-                during);
+    return fail(k, sigsys ? CL_ST_FORBIDDEN : CL_ST_CRASH, "%s%s", why, during);
 }
 
-/* forbidden libraries mapped into the runner (read by the kernel, not the
- * runner): 1 when one is */
+/* The grader's own references, beside the runner (build/bin/cl-runner):
+ * the reference builds (build/solution, the fixtures, lab 00's
+ * build/selftest) and sources (solutions/). The runner's user may be able
+ * to read them, and while loading a submission may map files: one of
+ * these mapped into the runner is the course's code doing the work. 1 when
+ * @p file lies in one of them. */
+static int grader_file(struct runner *rn, const char *file)
+{
+    static const char *const dirs[] = {"../solution", "../selftest",
+                                       "../fixtures", "../../solutions"};
+    if (rn->nrefs < 0) { /* once per runner */
+        char dir[4400], real[4096];
+        const char *slash = strrchr(rn->exe, '/');
+        rn->nrefs = 0;
+        for (size_t i = 0; slash && i < sizeof dirs / sizeof dirs[0]; i++) {
+            snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - rn->exe),
+                     rn->exe, dirs[i]);
+            if (realpath(dir, real) && strlen(real) > 1 &&
+                strlen(real) < sizeof rn->refs[0])
+                snprintf(rn->refs[rn->nrefs++], sizeof rn->refs[0], "%s", real);
+        }
+    }
+    for (int i = 0; i < rn->nrefs; i++) {
+        size_t n = strlen(rn->refs[i]);
+        if (strncmp(file, rn->refs[i], n) == 0 && file[n] == '/')
+            return 1;
+    }
+    return 0;
+}
+
+/* forbidden libraries, or the grader's own references (grader_file()),
+ * mapped into the runner (read by the kernel, not the runner): 1 when one
+ * is */
 static int maps_check(struct kase *k)
 {
-    if (k->rn.pid <= 0 || !k->lab->caps)
+    if (k->rn.pid <= 0)
         return 0;
-    char path[64], line[1024], hit[512] = "";
+    char path[64], line[4400], hit[512] = "";
+    int own = 0;
     snprintf(path, sizeof path, "/proc/%d/maps", (int)k->rn.pid);
     FILE *f = fopen(path, "r");
     if (!f)
@@ -1007,13 +1193,24 @@ static int maps_check(struct kase *k)
         const char *file = strchr(line, '/');
         if (!file)
             continue;
+        line[strcspn(line, "\n")] = '\0';
         const char *base = strrchr(file, '/') + 1;
-        if (cl_caps_library_forbidden(k->lab->caps, base))
-            snprintf(hit, sizeof hit, "%.*s", (int)strcspn(base, "\n"), base);
+        if (k->lab->caps && cl_caps_library_forbidden(k->lab->caps, base))
+            snprintf(hit, sizeof hit, "%s", base);
+        else if (grader_file(&k->rn, file)) {
+            snprintf(hit, sizeof hit, "%.500s", file);
+            own = 1;
+        }
     }
     fclose(f);
     if (!hit[0])
         return 0;
+    if (own)
+        return fail(k, CL_ST_FORBIDDEN,
+                    "a file of the grader's own references was loaded into "
+                    "the process running your code (%s): the work must be "
+                    "your own",
+                    hit);
     return fail(k, CL_ST_FORBIDDEN,
                 "a library this lab forbids was loaded into the process "
                 "running your code (%s): the work must be your own kernels",
@@ -1026,14 +1223,16 @@ static int start_runner(struct kase *k)
     if (runner_spawn(&k->rn, k->lab, k->o, k->limit_s, why, sizeof why) != 0)
         return fail(k, CL_ST_INTERNAL, "%s", why);
     uint32_t t = 0, l = 0;
-    int rc = cl_msg_recv(k->rn.sock, &t, NULL, &k->rn.hello,
-                         sizeof k->rn.hello, &l, NULL, 0, NULL,
-                         HELLO_TIMEOUT_S, k->rn.out, relay, &k->rn);
+    int rc =
+        cl_msg_recv(k->rn.sock, &t, NULL, &k->rn.hello, sizeof k->rn.hello, &l,
+                    NULL, 0, NULL, HELLO_TIMEOUT_S, k->rn.out, relay, &k->rn);
     if (rc != 0 || t != R_HELLO || l != sizeof k->rn.hello) {
         runner_reap(&k->rn, 1, why, sizeof why, NULL);
         k->runner_dead = 1;
         return fail(k, CL_ST_INTERNAL, "the runner did not start (%s)",
-                    rc == 2 ? "timed out" : why[0] ? why : "no answer");
+                    rc == 2  ? "timed out"
+                    : why[0] ? why
+                             : "no answer");
     }
     k->rn.hello.why[sizeof k->rn.hello.why - 1] = '\0';
     k->rn.hello.sandbox[sizeof k->rn.hello.sandbox - 1] = '\0';
@@ -1111,19 +1310,20 @@ static int map_buffers(struct kase *k)
     }
     if (!m.n)
         return 0;
-    int rc = talk(&k->rn, J_MAP, &m, sizeof m, fds, J.gpu ? 0 : m.n,
-                  R_MAPPED, &rep, sizeof rep, 60.0);
+    int rc = talk(&k->rn, J_MAP, &m, sizeof m, fds, J.gpu ? 0 : m.n, R_MAPPED,
+                  &rep, sizeof rep, 60.0);
     if (rc != TALK_OK)
         return runner_lost(k, rc, " while mapping the buffers");
     if (!rep.ok)
-        return fail(k, CL_ST_INTERNAL, "the runner could not map the "
-                                       "buffers: %.400s",
+        return fail(k, CL_ST_INTERNAL,
+                    "the runner could not map the "
+                    "buffers: %.400s",
                     rep.why);
     return 0;
 }
 
-static void call_cmd(struct kase *k, struct cl_call_cmd *c, int call,
-                     int gate, int trace)
+static void call_cmd(struct kase *k, struct cl_call_cmd *c, int call, int gate,
+                     int trace)
 {
     memset(c, 0, sizeof *c);
     c->gate_us = J.gpu ? gate : 0;
@@ -1142,10 +1342,10 @@ static int dry_runs(struct kase *k)
     double w[DRY_RUNS];
     call_cmd(k, &c, 0, CL_GATE_US, 0);
     for (int i = 0; i < DRY_RUNS; i++) {
-        double t0 = now_s();
+        /* resumed and paused around it like a call (talk()) */
         int rc = talk(&k->rn, J_DRY, &c, sizeof c, NULL, 0, R_CALL, &rep,
                       sizeof rep, 30.0);
-        w[i] = (now_s() - t0) * 1e3;
+        w[i] = k->rn.wall_ms;
         if (rc != TALK_OK)
             return runner_lost(k, rc, " (the runner's own frame)");
         if (!rep.ok || rep.cuda_err)
@@ -1164,8 +1364,9 @@ static int load_submission(struct kase *k)
     int rc = talk(&k->rn, J_LOAD, NULL, 0, NULL, 0, R_LOADED, &rep, sizeof rep,
                   k->limit_s);
     if (rc != TALK_OK) {
-        runner_lost(k, rc, " while loading (in a constructor or static "
-                           "initialiser of your code?)");
+        runner_lost(k, rc,
+                    " while loading (in a constructor or static "
+                    "initialiser of your code?)");
         k->r->load_failed = 1;
         return 1;
     }
@@ -1212,7 +1413,8 @@ static int ask_workspace(struct kase *k)
     return J.gpu ? alloc_buffers(k, 1) : map_buffers(k);
 }
 
-/* ---- the baseline ------------------------------------------------------------- */
+/* ---- the baseline
+ * ------------------------------------------------------------- */
 
 static int base_create(struct kase *k)
 {
@@ -1235,8 +1437,8 @@ static int base_create(struct kase *k)
         return fail(k, CL_ST_INTERNAL, "baseline: %.900s", why);
     int any = 0;
     for (int i = 0; i < k->base->count && i < 8; i++) {
-        k->base_ok[i] = !k->base->usable ||
-                        k->base->usable(k->base_st, i, why, sizeof why);
+        k->base_ok[i] =
+            !k->base->usable || k->base->usable(k->base_st, i, why, sizeof why);
         any |= k->base_ok[i];
     }
     if (!any)
@@ -1261,12 +1463,13 @@ static int first_base(const struct kase *k)
     return -1;
 }
 
-/* ---- a call ------------------------------------------------------------------ */
+/* ---- a call
+ * ------------------------------------------------------------------ */
 
 /* what one call measured */
 struct shot {
-    double span_ms;   /* the student's, in the runner */
-    double wall_ms;   /* the judge's clock around the command */
+    double span_ms; /* the student's, in the runner */
+    double wall_ms; /* the judge's clock around the command */
     double base_ms[8];
     double copy_ms, stream_ms;
     struct cl_trace trace;
@@ -1359,13 +1562,14 @@ static int after_call(struct kase *k, const struct cl_reply *rep,
     if (rep->cuda_err) {
         char name[64];
         snprintf(name, sizeof name, "%s", rep->err_name);
-        return fail(k, CL_ST_CUDA, "CUDA error in your call: %.60s (%.300s): %s",
-                    name, rep->why, error_hint(rep->cuda_err));
+        return fail(k, CL_ST_CUDA,
+                    "CUDA error in your call: %.60s (%.300s): %s", name,
+                    rep->why, error_hint(rep->cuda_err));
     }
-    sh->span_ms = isfinite(rep->span_ms) && rep->span_ms >= 0 ? rep->span_ms
-                                                              : -1;
+    sh->span_ms =
+        isfinite(rep->span_ms) && rep->span_ms >= 0 ? rep->span_ms : -1;
     sh->trace = rep->trace;
-    sh->trace.n = sh->trace.n < 0            ? 0
+    sh->trace.n = sh->trace.n < 0              ? 0
                   : sh->trace.n > CL_TRACE_MAX ? CL_TRACE_MAX
                                                : sh->trace.n;
     for (int i = 0; i < k->plan.nbuf; i++) {
@@ -1381,8 +1585,8 @@ static int after_call(struct kase *k, const struct cl_reply *rep,
         return 1;
     char why[512];
     enum cl_trace_rule rule = cl_trace_verdict(
-        &sh->trace, sh->span_ms, cl_caps_forbidden_prefixes(k->lab->caps),
-        why, sizeof why);
+        &sh->trace, sh->span_ms, cl_caps_forbidden_prefixes(k->lab->caps), why,
+        sizeof why);
     if (rule == CL_TRACE_OFF_STREAM || rule == CL_TRACE_LIBRARY)
         return fail(k, CL_ST_FORBIDDEN, "%s", why);
     if (rule == CL_TRACE_UNTIMED && (timing || k->timing_case)) {
@@ -1501,10 +1705,9 @@ static int one_call(struct kase *k, int call, int mode, int cpu_check,
             return runner_lost(k, drc, " (the runner's own frame)");
     }
     call_cmd(k, &c, call, CL_GATE_US, trace);
-    double t0 = now_s();
     int rc = talk(&k->rn, J_CALL, &c, sizeof c, NULL, 0, R_CALL, &rep,
                   sizeof rep, k->limit_s);
-    sh->wall_ms = (now_s() - t0) * 1e3;
+    sh->wall_ms = k->rn.wall_ms; /* and its work after the reply */
     if (rc != TALK_OK)
         return runner_lost(k, rc, "");
     if (after_call(k, &rep, sh, timing))
@@ -1516,7 +1719,8 @@ static int one_call(struct kase *k, int call, int mode, int cpu_check,
     return 0;
 }
 
-/* ---- timing ---------------------------------------------------------------- */
+/* ---- timing ----------------------------------------------------------------
+ */
 
 struct series {
     double *v;
@@ -1611,8 +1815,8 @@ static void time_case(struct kase *k)
     for (int n = 0; n < MAX_SAMPLES + TRACE_SPOTS; n++, call++) {
         dice = cl_mix64(dice + (uint64_t)n);
         int spot = spots_left > 0 && (dice % 6 == 0 || n == MIN_SAMPLES - 1);
-        int traced = traces_left > 0 && n > 0 && ((dice >> 8) % 5 == 0 ||
-                                                 n == MIN_SAMPLES + 1);
+        int traced = traces_left > 0 && n > 0 &&
+                     ((dice >> 8) % 5 == 0 || n == MIN_SAMPLES + 1);
         spots_left -= spot;
         traces_left -= traced;
         if (one_call(k, call, BASE_TIMED, spot && !k->has_state, traced,
@@ -1630,9 +1834,6 @@ static void time_case(struct kase *k)
         }
         push(&stu, sh.span_ms);
         un.v[un.n++] = sh.wall_ms - k->dry_ms - sh.span_ms;
-        if (getenv("CL_DEBUG_TIMING"))
-            fprintf(stderr, "timing: call %d wall %.4f dry %.4f span %.4f\n",
-                    call, sh.wall_ms, k->dry_ms, sh.span_ms);
         total += sh.span_ms + sh.base_ms[0];
         int settled = stu.n >= MIN_SAMPLES && stable(&stu) && !traces_left;
         for (int i = 0; i < 8 && settled; i++)
@@ -1661,7 +1862,8 @@ static void time_case(struct kase *k)
         describe_baselines(k, bs, best);
     /* the student's time, confirmed by the judge's own clock */
     if (r->status == CL_ST_PASS && !k->o->tool_mode &&
-        r->unexplained_ms > ALLOW_ABS_MS && r->unexplained_ms > ALLOW_REL * r->t_ms) {
+        r->unexplained_ms > ALLOW_ABS_MS &&
+        r->unexplained_ms > ALLOW_REL * r->t_ms) {
         r->status = CL_ST_UNCONFIRMED;
         snprintf(r->msg, sizeof r->msg,
                  "the time could not be confirmed: the grader's own clock "
@@ -1695,7 +1897,8 @@ out:
     }
 }
 
-/* ---- the case ---------------------------------------------------------------- */
+/* ---- the case
+ * ---------------------------------------------------------------- */
 
 static void finish_runner(struct kase *k)
 {
@@ -1720,6 +1923,7 @@ void cl_case_run(const struct cl_lab *lab, int index,
     k.r = r;
     k.limit_s = o->limit_s;
     k.base = lab->base;
+    k.salt = private_random();
     k.rn.pid = 0;
     k.rn.sock = k.rn.out = -1;
     if (lab->arg_size > CL_ARG_MAX) {
@@ -1751,9 +1955,8 @@ void cl_case_run(const struct cl_lab *lab, int index,
     k.timing_case = timing;
     int ok = !start_runner(&k) &&
              !(J.gpu ? alloc_buffers(&k, 0) : map_buffers(&k)) &&
-             !dry_runs(&k) &&
-             !load_submission(&k) &&
-             !ask_workspace(&k) && !base_create(&k);
+             !dry_runs(&k) && !load_submission(&k) && !ask_workspace(&k) &&
+             !base_create(&k);
     struct shot sh;
     memset(&sh, 0, sizeof sh);
     for (int call = 0; ok && call < k.plan.check_calls; call++) {

@@ -68,14 +68,14 @@ struct cl_buf_plan {
 struct cl_plan {
     struct cl_buf_plan buf[CL_MAX_BUFS]; /**< in the order of labs/glue.h */
     int nbuf;                            /**< how many */
-    double work;          /**< bytes or FLOPs per call (lab's metric) */
-    double ceil_bytes;    /**< bytes one ceiling copy moves (0: none) */
+    double work;             /**< bytes or FLOPs per call (lab's metric) */
+    double ceil_bytes;       /**< bytes one ceiling copy moves (0: none) */
     struct cl_tolerance tol; /**< against the CPU reference */
-    int check_calls;      /**< calls in the check round (Lab 4: 3 steps) */
-    int nobase;           /**< this case has no baseline */
-    int versus;           /**< run the baseline on every call and compare
-                               every element with it, not only on timed
-                               calls (for cases whose CPU check samples) */
+    int check_calls;         /**< calls in the check round (Lab 4: 3 steps) */
+    int nobase;              /**< this case has no baseline */
+    int versus;              /**< run the baseline on every call and compare
+                                  every element with it, not only on timed
+                                  calls (for cases whose CPU check samples) */
 };
 
 /** Append a buffer to @p p; returns its index. */
@@ -84,9 +84,9 @@ int cl_plan_buf(struct cl_plan *p, const char *name, enum cl_role role,
 
 /** Where a fill lands: the live buffers on the device, or host images. */
 struct cl_fill {
-    uint64_t seed;   /**< the call's seed */
-    int call;        /**< the call's number in the case (0: the first) */
-    int first;       /**< fill CL_STATE buffers too (the case's first) */
+    uint64_t seed; /**< the call's seed */
+    int call;      /**< the call's number in the case (0: the first) */
+    int first;     /**< fill CL_STATE buffers too (the case's first) */
     /** floats [from, from + n) of buffer @p buf: element from + i gets
      *  cl_rand_uniform(seed, stream, index0 + i, lo, hi) */
     void (*uniform)(const struct cl_fill *f, int buf, size_t from, size_t n,
@@ -98,15 +98,25 @@ struct cl_fill {
     void (*bytes)(const struct cl_fill *f, int buf, size_t from, size_t n,
                   unsigned char v);
     /** bytes [from, from + n) copied from host memory @p src */
-    void (*copy)(const struct cl_fill *f, int buf, size_t from,
-                 const void *src, size_t n);
+    void (*copy)(const struct cl_fill *f, int buf, size_t from, const void *src,
+                 size_t n);
     const struct cl_lab_data *data; /**< the lab's data (Lab 6), or NULL */
-    void *ctx; /**< the harness's */
+    void *ctx;                      /**< the harness's */
 };
 
 /** Fill every input (and state, on the first call) of @p p the default
  *  way: uniform in [-1, 1), stream = buffer index + 1. */
 void cl_fill_default(const struct cl_fill *f, const struct cl_plan *p);
+
+/**
+ * Fill the host images @p img (one per buffer of @p plan, each its
+ * buffer's size; NULL for buffers not filled) as call @p call of a case is
+ * filled with @p seed: the inputs a check regenerates, and what the tests
+ * pin (grader/tests/pins/).
+ */
+void cl_fill_host(const struct cl_lab *lab, const void *arg,
+                  const struct cl_plan *plan, const struct cl_lab_data *data,
+                  uint64_t seed, int call, int first, void **img);
 
 /** What check() sees of a call. */
 struct cl_check {
@@ -115,10 +125,10 @@ struct cl_check {
     const struct cl_plan *plan;     /**< its buffers */
     const struct cl_lab_data *data; /**< the lab's data (Lab 6), or NULL */
     int call;                       /**< the call checked */
-    uint64_t pick;     /**< the judge's private random bits, drawn after the
-                            call: sampled rows are chosen with them */
-    const char *when;  /**< "" or "after timing: ", to prefix messages */
-    int demo;          /**< --demo: print examples */
+    uint64_t pick;       /**< the judge's private random bits, drawn after the
+                              call: sampled rows are chosen with them */
+    const char *when;    /**< "" or "after timing: ", to prefix messages */
+    int demo;            /**< --demo: print examples */
     struct cl_result *r; /**< the verdict goes here */
     void *h;             /**< the harness's */
 };
@@ -204,16 +214,16 @@ void *cl_judge_cudnn(void);
 
 /** How the engine runs one case. */
 struct cl_case_opts {
-    uint64_t seed;           /**< the run's seed */
-    int timing;              /**< time it (speed and bench cases) */
-    int profile;             /**< mark the call for a profiler; no timing */
-    int tool_mode;           /**< sandbox off (profilers, sanitizers) */
-    int no_trace;            /**< no CUPTI trace */
-    int demo;                /**< --demo */
-    double limit_s;          /**< the case's time limit */
-    int submission_fd;       /**< the sealed copy of the submission */
-    const char *runner;      /**< the runner executable */
-    const struct cl_gpu_info *gpu; /**< NULL on the CPU lab */
+    uint64_t seed;      /**< the run's seed */
+    int timing;         /**< time it (speed and bench cases) */
+    int profile;        /**< mark the call for a profiler; no timing */
+    int tool_mode;      /**< sandbox off (profilers, sanitizers) */
+    int no_trace;       /**< no CUPTI trace */
+    int demo;           /**< --demo */
+    double limit_s;     /**< the case's time limit */
+    int submission_fd;  /**< the sealed copy of the submission */
+    const char *runner; /**< the runner executable */
+    const struct cl_gpu_info *gpu;  /**< NULL on the CPU lab */
     const struct cl_lab_data *data; /**< the lab's data, or NULL */
 };
 

@@ -33,9 +33,9 @@ struct cl_devcmp {
  * or with @p is_int, ints for equality. Synchronises @p s; fills @p out.
  * Errors in the judge's own calls are fatal.
  */
-void cl_compare_device(const void *got, const void *want, size_t n,
-                       int is_int, double atol, double rtol,
-                       struct cl_devcmp *out, cudaStream_t s);
+void cl_compare_device(const void *got, const void *want, size_t n, int is_int,
+                       double atol, double rtol, struct cl_devcmp *out,
+                       cudaStream_t s);
 
 /** Count elements of @p p[0..n) equal to the poison pattern (4-byte
  *  elements); the first one's index into *first (n if none). */

@@ -37,8 +37,8 @@ static int bad(char *err, size_t len, const char *where, const char *what)
 static int number(const cJSON *v, double max, double *out, char *err,
                   size_t len, const char *where)
 {
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
-        v->valuedouble < 0 || v->valuedouble > max)
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+        v->valuedouble > max)
         return bad(err, len, where, "must be a number from 0 up");
     *out = v->valuedouble;
     return 0;
@@ -110,21 +110,24 @@ static int lab_part(struct cl_lab_policy *lp, const struct cl_lab *lab,
     snprintf(where, sizeof where, "labs.%s", lab->id);
     if (!cJSON_IsObject(o))
         return bad(err, len, where, "must be an object");
-    const cJSON *v;
+    /* the lab's rule first: a case's own rule starts from it, wherever
+     * "speed" stands in the file */
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "speed");
+    if (v && speed_rule(v, &lp->speed, err, len, where))
+        return -1;
     cJSON_ArrayForEach(v, o)
     {
         char w[256];
         snprintf(w, sizeof w, "%s.%s", where, v->string);
-        if (strcmp(v->string, "timeout_s") == 0) {
+        if (strcmp(v->string, "speed") == 0) {
+            continue; /* read above */
+        } else if (strcmp(v->string, "timeout_s") == 0) {
             if (number(v, 86400, &lp->timeout_s, err, len, w))
                 return -1;
             if (lp->timeout_s <= 0)
                 return bad(err, len, w, "must be above 0");
         } else if (strcmp(v->string, "bonus_at") == 0) {
             if (number(v, 1e6, &lp->bonus_at, err, len, w))
-                return -1;
-        } else if (strcmp(v->string, "speed") == 0) {
-            if (speed_rule(v, &lp->speed, err, len, where))
                 return -1;
         } else if (strcmp(v->string, "cases") == 0) {
             if (!cJSON_IsObject(v))
@@ -164,8 +167,7 @@ static int lab_part(struct cl_lab_policy *lp, const struct cl_lab *lab,
                             return -1;
                         cp->has_speed = 1;
                     } else {
-                        return bad(err, len, kw,
-                                   "unknown key (points, speed)");
+                        return bad(err, len, kw, "unknown key (points, speed)");
                     }
                 }
             }
@@ -255,8 +257,8 @@ const struct cl_policy *cl_policy_default(void)
     if (!done) {
         char err[256];
         memset(&p, 0, sizeof p);
-        if (parse(&p, cl_policy_default_json, cl_labs, NULL, err,
-                  sizeof err) != 0) {
+        if (parse(&p, cl_policy_default_json, cl_labs, NULL, err, sizeof err) !=
+            0) {
             fprintf(stderr, "grade: the built-in policy is broken: %s\n", err);
             exit(CL_EXIT_INTERNAL);
         }
@@ -290,8 +292,7 @@ int cl_policy_load(struct cl_policy *p, const char *path,
     }
     if (!p->name[0])
         snprintf(p->name, sizeof p->name, "%s", path);
-    snprintf(p->source, sizeof p->source, "%s over the built-in default",
-             path);
+    snprintf(p->source, sizeof p->source, "%s over the built-in default", path);
     return 0;
 }
 
@@ -305,8 +306,7 @@ const struct cl_lab_policy *cl_policy_lab(const struct cl_policy *p,
 }
 
 static const struct cl_case_policy *case_of(const struct cl_policy *p,
-                                            const struct cl_lab *lab,
-                                            int index)
+                                            const struct cl_lab *lab, int index)
 {
     const struct cl_lab_policy *lp = cl_policy_lab(p, lab->id);
     for (int i = 0; lp && i < lp->ncases; i++)

@@ -43,9 +43,9 @@ extern "C" {
 
 /** One case's points and, optionally, its own speed rule. */
 struct cl_case_policy {
-    char name[64];             /**< the case */
-    double points;             /**< points it is worth */
-    int has_speed;             /**< speed overrides the lab's rule */
+    char name[64];              /**< the case */
+    double points;              /**< points it is worth */
+    int has_speed;              /**< speed overrides the lab's rule */
     struct cl_speed_rule speed; /**< its rule */
 };
 

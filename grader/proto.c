@@ -79,8 +79,7 @@ int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
             continue;
         if (n < 0)
             return -1;
-        if (poll_extra >= 0 && (pf[1].revents & (POLLIN | POLLHUP)) &&
-            on_extra)
+        if (poll_extra >= 0 && (pf[1].revents & (POLLIN | POLLHUP)) && on_extra)
             on_extra(poll_extra, extra_ctx);
         if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
@@ -126,8 +125,7 @@ int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
     if (nfds)
         *nfds = keep;
     struct cl_msg_head h;
-    int bad = (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-              (size_t)r < sizeof h;
+    int bad = (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)r < sizeof h;
     if (!bad) {
         memcpy(&h, buf, sizeof h);
         bad = h.magic != CL_MSG_MAGIC || h.len > cap ||

@@ -20,14 +20,14 @@
 extern "C" {
 #endif
 
-#define CL_MSG_MAGIC  0x434c5232u /**< "CLR2" */
-#define CL_MSG_MAX    65536       /**< payload bytes, at most */
-#define CL_MAX_BUFS   24          /**< buffers of one case, at most */
-#define CL_ARG_MAX    256         /**< bytes of a lab's case struct, at most */
-#define CL_TRACE_MAX  24          /**< distinct launches kept per call */
-#define CL_NAME_MAX   112         /**< bytes of a kernel's name kept */
-#define CL_RUNNER_FD  3           /**< the socket, in the runner */
-#define CL_SUBMIT_FD  4           /**< the submission (a sealed memfd) */
+#define CL_MSG_MAGIC 0x434c5232u /**< "CLR2" */
+#define CL_MSG_MAX   65536       /**< payload bytes, at most */
+#define CL_MAX_BUFS  24          /**< buffers of one case, at most */
+#define CL_ARG_MAX   256         /**< bytes of a lab's case struct, at most */
+#define CL_TRACE_MAX 24          /**< distinct launches kept per call */
+#define CL_NAME_MAX  112         /**< bytes of a kernel's name kept */
+#define CL_RUNNER_FD 3           /**< the socket, in the runner */
+#define CL_SUBMIT_FD 4           /**< the submission (a sealed memfd) */
 
 /** Message types: J_ from the judge, R_ from the runner. */
 enum cl_msg_type {
@@ -56,12 +56,12 @@ struct cl_msg_head {
 
 /** R_HELLO. */
 struct cl_hello {
-    int32_t ok;          /**< 1: ready; 0: see why */
-    int32_t pid;         /**< the runner's pid */
-    int32_t uid;         /**< the uid it runs as */
-    int32_t sandboxed;   /**< the sandbox steps it took (CL_SBX_* bits) */
-    char why[512];       /**< when !ok: what failed */
-    char sandbox[256];   /**< what the sandbox did, for the report */
+    int32_t ok;        /**< 1: ready; 0: see why */
+    int32_t pid;       /**< the runner's pid */
+    int32_t uid;       /**< the uid it runs as */
+    int32_t sandboxed; /**< the sandbox steps it took (CL_SBX_* bits) */
+    char why[512];     /**< when !ok: what failed */
+    char sandbox[256]; /**< what the sandbox did, for the report */
 };
 
 /** One buffer for J_MAP. */
@@ -79,27 +79,27 @@ struct cl_map_buf {
  *  buffers, so that the student's kernels touch memory of their own
  *  process, and the judge maps them through the handles). */
 struct cl_map {
-    int32_t n;                         /**< buffers in this message */
-    int32_t total;                     /**< buffers of the case */
-    struct cl_map_buf b[CL_MAX_BUFS];  /**< in the plan's order */
+    int32_t n;                        /**< buffers in this message */
+    int32_t total;                    /**< buffers of the case */
+    struct cl_map_buf b[CL_MAX_BUFS]; /**< in the plan's order */
 };
 
 /** J_CALL, J_QUERY and J_DRY. */
 struct cl_call_cmd {
-    int32_t lab_call;      /**< which of the lab's calls (0: the main one) */
-    int32_t gate_us;       /**< a busy kernel this long before the call */
-    int32_t profile;       /**< bracket the call for a profiler */
-    int32_t trace;         /**< record the call's launches (CUPTI) */
-    int32_t arg_len;       /**< bytes used in arg */
-    int64_t tag;           /**< per call (Lab 4: the step number) */
+    int32_t lab_call;        /**< which of the lab's calls (0: the main one) */
+    int32_t gate_us;         /**< a busy kernel this long before the call */
+    int32_t profile;         /**< bracket the call for a profiler */
+    int32_t trace;           /**< record the call's launches (CUPTI) */
+    int32_t arg_len;         /**< bytes used in arg */
+    int64_t tag;             /**< per call (Lab 4: the step number) */
     uint8_t arg[CL_ARG_MAX]; /**< the lab's case struct */
 };
 
 /** Which stream a traced launch ran on. */
 enum cl_stream_class {
-    CL_ON_STREAM = 0,  /**< the stream handed to the student */
-    CL_ON_LEGACY = 1,  /**< the legacy default stream (ordered with it) */
-    CL_ON_OTHER = 2    /**< any other stream: outside the timed window */
+    CL_ON_STREAM = 0, /**< the stream handed to the student */
+    CL_ON_LEGACY = 1, /**< the legacy default stream (ordered with it) */
+    CL_ON_OTHER = 2   /**< any other stream: outside the timed window */
 };
 
 /** One traced launch (kernels of one name and shape, summed). */
@@ -116,24 +116,24 @@ struct cl_trace_rec {
 
 /** The trace of one call. */
 struct cl_trace {
-    int32_t on;                          /**< the trace ran */
-    int32_t n;                           /**< records used */
-    int32_t dropped;                     /**< launches not kept in rec[] */
-    int32_t launches;                    /**< all launches of the call */
-    int32_t off_stream;                  /**< of those, on another stream */
-    double busy_ms;                      /**< union of their GPU intervals */
+    int32_t on;                            /**< the trace ran */
+    int32_t n;                             /**< records used */
+    int32_t dropped;                       /**< launches not kept in rec[] */
+    int32_t launches;                      /**< all launches of the call */
+    int32_t off_stream;                    /**< of those, on another stream */
+    double busy_ms;                        /**< union of their GPU intervals */
     struct cl_trace_rec rec[CL_TRACE_MAX]; /**< the launches */
 };
 
 /** R_CALL, R_QUERY, R_LOADED, R_MAPPED. */
 struct cl_reply {
-    int32_t ok;          /**< 1: the step worked */
-    int32_t cuda_err;    /**< cudaError_t of the call (0: none) */
-    int32_t sticky;      /**< the error left the context unusable */
-    char err_name[64];   /**< cudaGetErrorName */
-    char why[448];       /**< the error or failure, for the student */
-    double span_ms;      /**< event time of the call (J_CALL, J_DRY) */
-    uint64_t value;      /**< J_QUERY's answer */
+    int32_t ok;            /**< 1: the step worked */
+    int32_t cuda_err;      /**< cudaError_t of the call (0: none) */
+    int32_t sticky;        /**< the error left the context unusable */
+    char err_name[64];     /**< cudaGetErrorName */
+    char why[448];         /**< the error or failure, for the student */
+    double span_ms;        /**< event time of the call (J_CALL, J_DRY) */
+    uint64_t value;        /**< J_QUERY's answer */
     struct cl_trace trace; /**< J_CALL */
 };
 

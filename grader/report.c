@@ -78,9 +78,11 @@ static void sandbox_line(const struct cl_grade *g, char *buf, size_t len)
 
 void cl_report_platform(const struct cl_grade *g, char *buf, size_t len)
 {
-    if (!g->have_gpu) { /* none found, or rejected before looking */
+    if (!g->have_gpu) { /* the CPU lab, none found, or rejected before */
         snprintf(buf, len, "%s",
-                 g->exit_code == CL_EXIT_NO_GPU ? "no GPU" : "nothing run");
+                 !g->lab->needs_gpu               ? "on the CPU"
+                 : g->exit_code == CL_EXIT_NO_GPU ? "no GPU"
+                                                  : "nothing run");
         return;
     }
     char cuda[16], blas[16], dnn[16];
@@ -349,9 +351,8 @@ char *cl_report_json(const struct cl_grade *g)
                                     r->t_ms > 0 ? r->base_ms / r->t_ms : 0);
             cJSON_AddNumberToObject(e, "ratio", r->ratio);
             cJSON_AddNumberToObject(e, "target", r->target);
-            cJSON_AddStringToObject(e, "vs", rule.vs == CL_VS_CEILING
-                                                 ? "ceiling"
-                                                 : "baseline");
+            cJSON_AddStringToObject(
+                e, "vs", rule.vs == CL_VS_CEILING ? "ceiling" : "baseline");
             cJSON_AddNumberToObject(e, "throughput", throughput(lab, r));
             cJSON_AddNumberToObject(e, "samples", r->samples);
             cJSON_AddNumberToObject(e, "unexplained_ms", r->unexplained_ms);
@@ -379,10 +380,10 @@ char *cl_report_json(const struct cl_grade *g)
                     snprintf(name, sizeof name, "%s",
                              tc->kind == 1 ? "memcpy" : "memset");
                 cJSON_AddStringToObject(one, "name", name);
-                cJSON_AddItemToObject(
-                    one, "grid", cJSON_CreateIntArray(tc->grid, 3));
-                cJSON_AddItemToObject(
-                    one, "block", cJSON_CreateIntArray(tc->block, 3));
+                cJSON_AddItemToObject(one, "grid",
+                                      cJSON_CreateIntArray(tc->grid, 3));
+                cJSON_AddItemToObject(one, "block",
+                                      cJSON_CreateIntArray(tc->block, 3));
                 cJSON_AddNumberToObject(one, "count", tc->count);
                 cJSON_AddNumberToObject(one, "ms", tc->ms);
                 cJSON_AddStringToObject(one, "stream",

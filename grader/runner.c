@@ -34,6 +34,9 @@
 #include <unistd.h>
 
 #define SCRATCH_BYTES (1u << 20) /* host structs a call needs (Lab 4) */
+/* the CPU lab's address space: its buffers (3 x 64 MiB at most) and the
+ * runner's libraries fit many times over; a memory bomb does not */
+#define CPU_LAB_AS  ((unsigned long long)2 << 30)
 #define MAX_ENTRIES 8
 
 static struct {
@@ -67,7 +70,8 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* ---- buffers -------------------------------------------------------------- */
+/* ---- buffers --------------------------------------------------------------
+ */
 
 static void do_map(const struct cl_map *m, const int *fds, int nfds,
                    struct cl_reply *r)
@@ -143,14 +147,15 @@ static void do_alloc(struct cl_map *m)
     }
 }
 
-/* ---- the submission --------------------------------------------------------- */
+/* ---- the submission ---------------------------------------------------------
+ */
 
 static void do_load(struct cl_reply *r)
 {
     char note[256] = "";
     r->ok = 1;
     fflush(NULL);
-    if (!R.tool && cl_sandbox_seccomp(1, note, sizeof note) != 0) {
+    if (!R.tool && cl_sandbox_seccomp(1, R.gpu, note, sizeof note) != 0) {
         fail(r, "%s", note);
         return;
     }
@@ -267,9 +272,9 @@ static void do_call(const struct cl_call_cmd *c, int student,
     if (!arg_ok(c, r))
         return;
     bind(c, &b);
-    if (student && R.strict && !R.sealed) {
+    if (student && R.strict && !R.tool && !R.sealed) { /* tool: none */
         char note[256] = "";
-        if (cl_sandbox_seccomp(2, note, sizeof note) != 0) {
+        if (cl_sandbox_seccomp(2, R.gpu, note, sizeof note) != 0) {
             fail(r, "%s", note);
             return;
         }
@@ -323,7 +328,7 @@ static int start_cuda(struct cl_hello *h)
 
 int main(int argc, char **argv)
 {
-    struct cl_sandbox_opts so = {1, 65534, 65534, 600};
+    struct cl_sandbox_opts so = {1, 65534, 65534, 600, 0};
     R.trace = 1;
     R.strict = 1;
     const char *lab = argc > 1 ? argv[1] : "";
@@ -345,13 +350,16 @@ int main(int argc, char **argv)
     }
     R.glue = cl_glue_find(lab);
     if (!R.glue) {
-        fprintf(stderr, "cl-runner: unknown lab '%s' (started by the grader "
-                        "only)\n",
+        fprintf(stderr,
+                "cl-runner: unknown lab '%s' (started by the grader "
+                "only)\n",
                 lab);
         return 2;
     }
     R.gpu = !R.glue->cpu;
     so.enabled = !R.tool;
+    if (!R.gpu)
+        so.as_bytes = CPU_LAB_AS;
     if (R.tool)
         R.trace = 0;
     close_range(CL_SUBMIT_FD + 1, ~0u, 0);
@@ -386,11 +394,11 @@ int main(int argc, char **argv)
         if (rc != 0)
             return rc == 1 ? 0 : 3;
         memset(&r, 0, sizeof r);
-        int ok_len = ((type == J_MAP || type == J_ALLOC) &&
-                      len == sizeof in.map) ||
-                     ((type == J_CALL || type == J_DRY || type == J_QUERY) &&
-                      len == sizeof in.call) ||
-                     ((type == J_LOAD || type == J_EXIT) && len == 0);
+        int ok_len =
+            ((type == J_MAP || type == J_ALLOC) && len == sizeof in.map) ||
+            ((type == J_CALL || type == J_DRY || type == J_QUERY) &&
+             len == sizeof in.call) ||
+            ((type == J_LOAD || type == J_EXIT) && len == 0);
         if (!ok_len) {
             for (int i = 0; i < nfds; i++)
                 close(fds[i]);

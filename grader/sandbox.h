@@ -25,44 +25,54 @@ extern "C" {
 
 /** The steps a sandbox took (bits of struct cl_hello's sandboxed). */
 enum cl_sandbox_step {
-    CL_SBX_SESSION = 1 << 0, /**< its own session and process group */
-    CL_SBX_USER = 1 << 1,    /**< an unprivileged user (from root) */
-    CL_SBX_LIMITS = 1 << 2,  /**< CPU, file size, core and process limits */
-    CL_SBX_ENV = 1 << 3,     /**< an emptied environment */
+    CL_SBX_SESSION = 1 << 0,  /**< its own session and process group */
+    CL_SBX_USER = 1 << 1,     /**< an unprivileged user (from root) */
+    CL_SBX_LIMITS = 1 << 2,   /**< CPU, file size, core and process limits */
+    CL_SBX_ENV = 1 << 3,      /**< an emptied environment, cwd / */
     CL_SBX_SECCOMP1 = 1 << 4, /**< the first seccomp stage (load) */
     CL_SBX_SECCOMP2 = 1 << 5, /**< the second stage (no files at all) */
-    CL_SBX_PDEATH = 1 << 6   /**< dies with the judge */
+    CL_SBX_PDEATH = 1 << 6    /**< dies with the judge */
 };
 
 /** What the judge asks of a runner's sandbox. */
 struct cl_sandbox_opts {
-    int enabled;       /**< 0: tool mode (profilers, sanitizers): no seccomp,
-                            no user change, the environment kept */
-    uid_t uid;         /**< when root: the user to become */
-    gid_t gid;         /**< and its group */
-    double cpu_s;      /**< RLIMIT_CPU, seconds */
+    int enabled;  /**< 0: tool mode (profilers, sanitizers): no seccomp,
+                       no user change, the environment kept */
+    uid_t uid;    /**< when root: the user to become */
+    gid_t gid;    /**< and its group */
+    double cpu_s; /**< RLIMIT_CPU, seconds */
+    unsigned long long as_bytes; /**< RLIMIT_AS (0: none). Only the CPU
+                            lab sets it: CUDA reserves far more address
+                            space than it uses */
 };
 
 /**
- * The first steps, before CUDA starts: the user (only when running as
- * root), the limits, the parent-death signal (@p judge is the expected
- * parent), no-new-privileges. Returns the CL_SBX_* bits taken and writes
+ * The first steps, before CUDA starts: the OOM killer's first choice
+ * (oom_score_adj 1000), the user (only when running as root), the limits,
+ * the parent-death signal (@p judge is the expected parent),
+ * no-new-privileges. Returns the CL_SBX_* bits taken and writes
  * what was not possible into @p note. Never fails hard: the judge decides
  * from the bits.
  */
-int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge,
-                     char *note, size_t len);
+int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge, char *note,
+                     size_t len);
 
 /**
  * Install seccomp stage @p stage (1 or 2). Stage 1 kills the process on
  * any attempt to start a process or program, signal or trace another
- * process, read or write another's memory, leave the session, open a
- * socket, or make memory executable that was not mapped from a file; and
- * refuses (EACCES) files opened for writing and changes to the file
- * system. Stage 2 adds: no file may be opened at all, and no memory made
- * executable. Returns 0, or -1 with the reason in @p note.
+ * process (or send itself SIGCONT, which would undo the judge's pause
+ * between commands), read or write another's memory, leave the session,
+ * give up its parent-death signal, open a socket, or make memory
+ * executable that was not mapped from a file, or writable and executable
+ * at once; and, unless @p ipc, use System V IPC or POSIX message queues
+ * (objects that outlive the process) or perf_event_open (the CPU lab
+ * passes 0, GPU labs 1 until a GPU run shows CUDA never needs them); and
+ * refuses (EACCES) files opened for writing, changes to the file system,
+ * and scheduling changes to other processes. Stage 2 adds: no file may be
+ * opened at all, and no memory made executable. Returns 0, or -1 with the
+ * reason in @p note.
  */
-int cl_sandbox_seccomp(int stage, char *note, size_t len);
+int cl_sandbox_seccomp(int stage, int ipc, char *note, size_t len);
 
 /** The user and group a root judge runs the runner as: "nobody", or
  *  65534 when there is no such user. */

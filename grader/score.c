@@ -6,8 +6,8 @@
 const char *cl_status_name(enum cl_status s)
 {
     static const char *const names[CL_ST_COUNT] = {
-        "pass",    "wrong",    "out-of-bounds", "cuda-error",
-        "crash",   "timeout",  "too-fast",      "not-run",
+        "pass",           "wrong",     "out-of-bounds", "cuda-error",
+        "crash",          "timeout",   "too-fast",      "not-run",
         "internal-error", "forbidden", "unconfirmed"};
     return (unsigned)s < CL_ST_COUNT ? names[s] : "unknown";
 }

@@ -38,9 +38,9 @@ static const char *str_at(const char *tab, size_t tsz, size_t off)
 static long find_syscall(const unsigned char *buf, size_t size,
                          const Elf64_Ehdr *eh)
 {
-    static const unsigned char x86[][2] = {{0x0f, 0x05},  /* syscall */
-                                           {0x0f, 0x34},  /* sysenter */
-                                           {0xcd, 0x80}}; /* int 0x80 */
+    static const unsigned char x86[][2] = {{0x0f, 0x05},          /* syscall */
+                                           {0x0f, 0x34},          /* sysenter */
+                                           {0xcd, 0x80}};         /* int 0x80 */
     static const unsigned char svc[4] = {0x01, 0x00, 0x00, 0xd4}; /* svc #0 */
     if (eh->e_phoff == 0 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
         eh->e_phoff > size ||
@@ -55,9 +55,8 @@ static long find_syscall(const unsigned char *buf, size_t size,
         size_t n = ph[i].p_filesz;
         for (size_t k = 0; k + 1 < n; k++) {
             if (eh->e_machine == EM_AARCH64) {
-                if (k % 4 == 0 && k + 4 <= n &&
-                    (p[k] & 0x1f) == svc[0] && p[k + 3] == svc[3] &&
-                    (p[k + 2] & 0xe0) == 0x00)
+                if (k % 4 == 0 && k + 4 <= n && (p[k] & 0x1f) == svc[0] &&
+                    p[k + 3] == svc[3] && (p[k + 2] & 0xe0) == 0x00)
                     return (long)(ph[i].p_offset + k);
                 continue;
             }
@@ -156,8 +155,8 @@ int cl_symtab_read(const char *path, struct cl_symtab *t, char *err, size_t len)
         snprintf(err, len, "cannot read %s", path);
         return -1;
     }
-    int rc = cl_symtab_parse((const unsigned char *)buf, size, path, t, err,
-                             len);
+    int rc =
+        cl_symtab_parse((const unsigned char *)buf, size, path, t, err, len);
     free(buf);
     return rc;
 }
@@ -224,15 +223,15 @@ static const struct {
      {"mprotect", "mmap", "mmap64", "munmap", "mremap", "madvise",
       "pkey_mprotect", "pkey_alloc", NULL}},
     {"files and descriptors",
-     {"open", "open64", "openat", "openat64", "creat", "fopen", "fopen64",
-      "freopen", "fdopen", "tmpfile", "write", "read", "pread*", "pwrite*",
-      "close", "dup", "dup2", "dup3", "pipe", "pipe2", "ioctl", "fcntl*",
-      "unlink*", "remove", "rename*", "mkdir*", "rmdir", "opendir",
-      "truncate", "ftruncate", "chmod", "chown", "link", "symlink",
-      "memfd_create", NULL}},
+     {"open",    "open64",  "openat", "openat64", "creat",        "fopen",
+      "fopen64", "freopen", "fdopen", "tmpfile",  "write",        "read",
+      "pread*",  "pwrite*", "close",  "dup",      "dup2",         "dup3",
+      "pipe",    "pipe2",   "ioctl",  "fcntl*",   "unlink*",      "remove",
+      "rename*", "mkdir*",  "rmdir",  "opendir",  "truncate",     "ftruncate",
+      "chmod",   "chown",   "link",   "symlink",  "memfd_create", NULL}},
     {"the network",
-     {"socket", "socketpair", "connect", "bind", "listen", "accept*",
-      "send*", "recv*", "getaddrinfo", NULL}},
+     {"socket", "socketpair", "connect", "bind", "listen", "accept*", "send*",
+      "recv*", "getaddrinfo", NULL}},
     {"the environment or the working directory",
      {"setenv", "putenv", "unsetenv", "clearenv", "chdir", "fchdir", "chroot",
       NULL}},
@@ -259,22 +258,22 @@ static const char *const common_imports[] = {
     "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign",
     "memalign", "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen",
     "strnlen", "strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strncat",
-    "strchr", "strrchr", "strstr", "strdup", "strtok", "strtok_r", "__memcpy_chk",
-    "__memmove_chk", "__memset_chk", "__strcpy_chk", "__strcat_chk",
-    "__strncpy_chk",
+    "strchr", "strrchr", "strstr", "strdup", "strtok", "strtok_r",
+    "__memcpy_chk", "__memmove_chk", "__memset_chk", "__strcpy_chk",
+    "__strcat_chk", "__strncpy_chk",
     /* numbers */
-    "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll",
-    "strtoull", "strtod", "strtof", "__isoc23_strto*", "__isoc99_sscanf",
-    "__isoc23_sscanf", "sscanf", "abs", "labs", "llabs", "div", "ldiv",
-    "qsort", "bsearch", "rand", "srand", "rand_r",
+    "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull",
+    "strtod", "strtof", "__isoc23_strto*", "__isoc99_sscanf", "__isoc23_sscanf",
+    "sscanf", "abs", "labs", "llabs", "div", "ldiv", "qsort", "bsearch", "rand",
+    "srand", "rand_r",
     /* math */
     "sqrt*", "cbrt*", "exp*", "log*", "pow*", "sin*", "cos*", "tan*", "asin*",
     "acos*", "atan*", "erf*", "fabs*", "floor*", "ceil*", "round*", "trunc*",
     "lround*", "llround*", "rint*", "lrint*", "nearbyint*", "fmod*", "fmin*",
-    "fmax*", "fma*", "hypot*", "frexp*", "ldexp*", "modf*", "copysign*",
-    "nan*", "remainder*", "scalbn*", "ilogb*", "tgamma*", "lgamma*",
-    "__isnan*", "__isinf*", "__finite*", "__fpclassify*", "__signbit*",
-    "__exp*_finite", "__log*_finite", "__pow*_finite",
+    "fmax*", "fma*", "hypot*", "frexp*", "ldexp*", "modf*", "copysign*", "nan*",
+    "remainder*", "scalbn*", "ilogb*", "tgamma*", "lgamma*", "__isnan*",
+    "__isinf*", "__finite*", "__fpclassify*", "__signbit*", "__exp*_finite",
+    "__log*_finite", "__pow*_finite",
     /* printing to stdout and stderr */
     "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs",
     "fputc", "putc", "fwrite", "fflush", "snprintf", "sprintf", "vsnprintf",
@@ -282,24 +281,23 @@ static const char *const common_imports[] = {
     "__snprintf_chk", "__vfprintf_chk", "__vsnprintf_chk", "__vsprintf_chk",
     "__vprintf_chk", "stdout", "stderr", "strerror", "__errno_location",
     /* time, the environment's ladder variables */
-    "clock", "time", "clock_gettime", "gettimeofday", "getenv",
-    "secure_getenv",
+    "clock", "time", "clock_gettime", "gettimeofday", "getenv", "secure_getenv",
     /* ending */
     "exit", "abort", "__assert_fail", "__stack_chk_fail",
     /* the C++ runtime */
-    "__cxa_*", "__gxx_personality_v0", "_Unwind_*", "__gmon_start__",
-    "_ITM_*", "__dso_handle", "_Znw*", "_Zna*", "_Zdl*", "_Zda*", "_ZSt*",
-    "_ZNSt*", "_ZNKSt*", "_ZNSo*", "_ZNSi*", "_ZTV*", "_ZTI*", "_ZTS*",
+    "__cxa_*", "__gxx_personality_v0", "_Unwind_*", "__gmon_start__", "_ITM_*",
+    "__dso_handle", "_Znw*", "_Zna*", "_Zdl*", "_Zda*", "_ZSt*", "_ZNSt*",
+    "_ZNKSt*", "_ZNSo*", "_ZNSi*", "_ZTV*", "_ZTI*", "_ZTS*",
     "__cxa_thread_atexit_impl", "pthread_mutex_*", "pthread_once",
     "pthread_key_*", "pthread_getspecific", "pthread_setspecific",
     "pthread_self", "__tls_get_addr", NULL};
 
 /* C++ library names that reach files or threads under allowed prefixes */
-static const char *const cxx_refused[] = {"thread", "filesystem", "fstream",
+static const char *const cxx_refused[] = {"thread",  "filesystem",    "fstream",
                                           "filebuf", "random_device", NULL};
 
 static const char *const common_libraries[] = {
-    "libcudart.so*", "libstdc++.so*", "libgcc_s.so*", "libc.so*",
+    "libcudart.so*", "libstdc++.so*",       "libgcc_s.so*",         "libc.so*",
     "libm.so*",      "ld-linux-x86-64.so*", "ld-linux-aarch64.so*", NULL};
 
 const char *cl_caps_refusal(const struct cl_caps *caps, const char *name)

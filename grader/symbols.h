@@ -67,9 +67,9 @@ struct cl_caps {
 
 /** The outcome of cl_caps_check(). */
 enum cl_caps_verdict {
-    CL_CAPS_OK = 0,      /**< nothing wrong */
-    CL_CAPS_MISSING,     /**< an entry point is missing (exit 5) */
-    CL_CAPS_FORBIDDEN    /**< something the lab forbids (exit 4) */
+    CL_CAPS_OK = 0,   /**< nothing wrong */
+    CL_CAPS_MISSING,  /**< an entry point is missing (exit 5) */
+    CL_CAPS_FORBIDDEN /**< something the lab forbids (exit 4) */
 };
 
 /**

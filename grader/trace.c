@@ -42,8 +42,7 @@ static int contains_ci(const char *hay, const char *needle)
     size_t n = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] &&
-               (hay[i] | 0x20) == (needle[i] | 0x20))
+        while (i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20))
             i++;
         if (i == n)
             return 1;
@@ -126,8 +125,8 @@ int cl_trace_describe(const struct cl_trace *t, const char *indent, int max,
         char count[24] = "";
         if (r->count > 1)
             snprintf(count, sizeof count, " x %d", r->count);
-        int k = snprintf(buf + used, len - used, "%s%s%s%s %.4f ms%s\n",
-                         indent, name, shape, count, r->ms,
+        int k = snprintf(buf + used, len - used, "%s%s%s%s %.4f ms%s\n", indent,
+                         name, shape, count, r->ms,
                          r->stream == CL_ON_OTHER ? "  (another stream)" : "");
         if (k < 0 || (size_t)k >= len - used)
             break;

@@ -23,11 +23,11 @@ extern "C" {
 
 /** The outcome of checking a trace. */
 enum cl_trace_rule {
-    CL_TRACE_OK = 0,      /**< nothing wrong */
-    CL_TRACE_OFF_STREAM,  /**< work on another stream: the case fails */
-    CL_TRACE_LIBRARY,     /**< a forbidden library's kernel: the case fails */
-    CL_TRACE_UNTIMED      /**< GPU work outside the timed window: no speed
-                               credit */
+    CL_TRACE_OK = 0,     /**< nothing wrong */
+    CL_TRACE_OFF_STREAM, /**< work on another stream: the case fails */
+    CL_TRACE_LIBRARY,    /**< a forbidden library's kernel: the case fails */
+    CL_TRACE_UNTIMED     /**< GPU work outside the timed window: no speed
+                              credit */
 };
 
 /**

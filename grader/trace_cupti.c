@@ -13,7 +13,7 @@
 #define MAX_SPANS 4096
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cl_trace g_acc;       /* the call being collected */
+static struct cl_trace g_acc;         /* the call being collected */
 static uint64_t g_span[MAX_SPANS][2]; /* its GPU intervals */
 static int g_nspan;
 static uint32_t g_ours = 0xffffffffu, g_legacy = 0xffffffffu;
@@ -29,7 +29,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size,
 
 static int stream_class(uint32_t id)
 {
-    return id == g_ours ? CL_ON_STREAM
+    return id == g_ours     ? CL_ON_STREAM
            : id == g_legacy ? CL_ON_LEGACY
                             : CL_ON_OTHER;
 }

@@ -33,7 +33,7 @@
 # was visible are graded again).
 #
 # Environment: FORCE=1, TIMEOUT (seconds per submission, default 1800),
-# SEED (one seed for the class; default from the date), GPUS ("0 1 ...":
+# SEED (one seed for the class; default random, kept in OUT/seed), GPUS ("0 1 ...":
 # one submission at a time on each; default every visible GPU, or none),
 # FORMAT (canvas or gradescope: also write that LMS's import layout),
 # ASSIGNMENT (the Canvas grade column's title).
@@ -349,7 +349,9 @@ out=${3:-}
 [ -n "$out" ] || out=build/class/$LAB_ID-$LAB_SLUG
 ent=$out/entries
 mkdir -p "$out/results" "$out/logs"
-[ -e "$out/seed" ] || echo "${SEED:-$(date -u +%Y%m%d)}" > "$out/seed"
+# a random seed by default: a published or guessable one (the date) lets
+# a submission know the inputs of the correctness round in advance
+[ -e "$out/seed" ] || echo "${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" > "$out/seed"
 SEED=$(cat "$out/seed")
 export SEED
 

@@ -32,11 +32,11 @@ struct cl_cudnn_conv;
  * CUDNN_FMA_MATH; the fastest true-FP32 algorithm on these buffers. NULL
  * with the reason in @p why when cuDNN has none.
  */
-struct cl_cudnn_conv *cl_cudnn_conv_create(struct cudnnContext *h, int N,
-                                           int C, int Win, int K, int pad,
-                                           int groups, int Wout,
-                                           const float *x, const float *w,
-                                           float *y, char *why, size_t len);
+struct cl_cudnn_conv *cl_cudnn_conv_create(struct cudnnContext *h, int N, int C,
+                                           int Win, int K, int pad, int groups,
+                                           int Wout, const float *x,
+                                           const float *w, float *y, char *why,
+                                           size_t len);
 
 /** "cuDNN conv algo N". */
 const char *cl_cudnn_conv_name(const struct cl_cudnn_conv *d);

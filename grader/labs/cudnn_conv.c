@@ -30,11 +30,11 @@ struct cl_cudnn_conv {
     char name[32];
 };
 
-struct cl_cudnn_conv *cl_cudnn_conv_create(struct cudnnContext *h, int N,
-                                           int C, int Win, int K, int pad,
-                                           int groups, int Wout,
-                                           const float *x, const float *w,
-                                           float *y, char *why, size_t len)
+struct cl_cudnn_conv *cl_cudnn_conv_create(struct cudnnContext *h, int N, int C,
+                                           int Win, int K, int pad, int groups,
+                                           int Wout, const float *x,
+                                           const float *w, float *y, char *why,
+                                           size_t len)
 {
     enum { MAX_ALGOS = 16 };
     struct cl_cudnn_conv *d = cl_xcalloc(1, sizeof *d);

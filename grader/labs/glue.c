@@ -60,12 +60,11 @@ static size_t stencil_prepare(const struct cl_bound *b, void *scratch,
                               size_t cap)
 {
     const struct stencil_case *c = b->arg;
-    size_t nx = c->part == STENCIL_A ? (size_t)c->n
-                                     : (size_t)c->B * c->C * c->T;
-    size_t nw = c->part == STENCIL_A ? 2 * (size_t)c->radius + 1
-                                     : (size_t)c->C * c->K;
-    return fits(b, ST_X, nx, 4) && fits(b, ST_W, nw, 4) &&
-                   fits(b, ST_Y, nx, 4)
+    size_t nx =
+        c->part == STENCIL_A ? (size_t)c->n : (size_t)c->B * c->C * c->T;
+    size_t nw =
+        c->part == STENCIL_A ? 2 * (size_t)c->radius + 1 : (size_t)c->C * c->K;
+    return fits(b, ST_X, nx, 4) && fits(b, ST_W, nw, 4) && fits(b, ST_Y, nx, 4)
                ? nothing(b, scratch, cap)
                : 0;
 }
@@ -76,15 +75,13 @@ static void stencil_invoke(const struct cl_bound *b, const void *scratch,
     const struct stencil_case *c = b->arg;
     (void)scratch;
     if (c->part == STENCIL_A)
-        ((stencil_1d_fn)b->fn[0])(BUF(b, ST_X, const float *),
-                                  BUF(b, ST_Y, float *),
-                                  BUF(b, ST_W, const float *), c->n, c->radius,
-                                  s);
+        ((stencil_1d_fn)b->fn[0])(
+            BUF(b, ST_X, const float *), BUF(b, ST_Y, float *),
+            BUF(b, ST_W, const float *), c->n, c->radius, s);
     else
-        ((causal_conv1d_fn)b->fn[1])(BUF(b, ST_X, const float *),
-                                     BUF(b, ST_W, const float *),
-                                     BUF(b, ST_Y, float *), c->B, c->C, c->T,
-                                     c->K, s);
+        ((causal_conv1d_fn)b->fn[1])(
+            BUF(b, ST_X, const float *), BUF(b, ST_W, const float *),
+            BUF(b, ST_Y, float *), c->B, c->C, c->T, c->K, s);
 }
 
 // ---- Lab 3 ------------------------------------------------------------------
@@ -199,8 +196,7 @@ static const char *const adamw_entries[] = {"adamw_step", NULL};
  * the tensors 16 bytes in */
 #define AW_LIST_AT 16
 
-static size_t adamw_prepare(const struct cl_bound *b, void *scratch,
-                            size_t cap)
+static size_t adamw_prepare(const struct cl_bound *b, void *scratch, size_t cap)
 {
     struct adamw_layout l;
     cl_adamw_layout(b->arg, &l);
@@ -286,10 +282,9 @@ static void gru_invoke(const struct cl_bound *b, const void *scratch,
 {
     const struct gru_case *c = b->arg;
     if (c->part == GRU_CELL)
-        ((gru_cell_fn)b->fn[0])(BUF(b, GRU_X, const float *),
-                                BUF(b, GRU_H, const float *),
-                                BUF(b, GRU_OUT, float *), scratch, c->B, c->I,
-                                c->H, s);
+        ((gru_cell_fn)b->fn[0])(
+            BUF(b, GRU_X, const float *), BUF(b, GRU_H, const float *),
+            BUF(b, GRU_OUT, float *), scratch, c->B, c->I, c->H, s);
     else
         ((gru_forward_fn)b->fn[2])(
             BUF(b, GRU_X, const float *), BUF(b, GRU_H, const float *),
@@ -347,15 +342,16 @@ struct seq2seq_model cl_s2s_model_at(const float *base, int vs, int vt, int E,
         p[i] = base + off;
         off += (size_t)(sl[i].rows * (sl[i].cols ? sl[i].cols : 1));
     }
-    struct seq2seq_model m = {
-        vs,   vt,   E,    H,    p[0], {p[1], p[2], p[3], p[4]},
-        p[5], {p[6], p[7], p[8], p[9]}, p[10], p[11]};
+    struct seq2seq_model m = {vs,    vt,
+                              E,     H,
+                              p[0],  {p[1], p[2], p[3], p[4]},
+                              p[5],  {p[6], p[7], p[8], p[9]},
+                              p[10], p[11]};
     return m;
 }
 
-static const char *const s2s_entries[] = {"seq2seq_workspace_size",
-                                          "seq2seq_greedy", "seq2seq_forced",
-                                          NULL};
+static const char *const s2s_entries[] = {
+    "seq2seq_workspace_size", "seq2seq_greedy", "seq2seq_forced", NULL};
 
 static size_t s2s_prepare(const struct cl_bound *b, void *scratch, size_t cap)
 {
@@ -365,8 +361,8 @@ static size_t s2s_prepare(const struct cl_bound *b, void *scratch, size_t cap)
         !fits(b, S2S_SRC, (size_t)c->S * c->B, 4))
         return 0;
     struct seq2seq_model *m = scratch;
-    *m = cl_s2s_model_at(BUF(b, S2S_ARENA, const float *), c->v_src,
-                         c->v_tgt, c->E, c->H);
+    *m = cl_s2s_model_at(BUF(b, S2S_ARENA, const float *), c->v_src, c->v_tgt,
+                         c->E, c->H);
     return sizeof *m;
 }
 
@@ -377,17 +373,15 @@ static void s2s_invoke(const struct cl_bound *b, const void *scratch,
     void *ws = BUF(b, S2S_WS, void *);
     size_t ws_bytes = S2S_WS < b->nbuf ? b->bytes[S2S_WS] : 0;
     if (c->kind == S2S_FORCED)
-        ((seq2seq_forced_fn)b->fn[2])(scratch, BUF(b, S2S_SRC, const int *),
-                                      c->S, c->B, c->T,
-                                      BUF(b, S2S_IN, const int *),
-                                      BUF(b, S2S_OUT, float *), ws, ws_bytes,
-                                      s);
+        ((seq2seq_forced_fn)b->fn[2])(
+            scratch, BUF(b, S2S_SRC, const int *), c->S, c->B, c->T,
+            BUF(b, S2S_IN, const int *), BUF(b, S2S_OUT, float *), ws, ws_bytes,
+            s);
     else
-        ((seq2seq_greedy_fn)b->fn[1])(scratch, BUF(b, S2S_SRC, const int *),
-                                      c->S, c->B, c->T, S2S_SOS,
-                                      BUF(b, S2S_TOKENS, int *),
-                                      BUF(b, S2S_LOGITS, float *), ws,
-                                      ws_bytes, s);
+        ((seq2seq_greedy_fn)b->fn[1])(
+            scratch, BUF(b, S2S_SRC, const int *), c->S, c->B, c->T, S2S_SOS,
+            BUF(b, S2S_TOKENS, int *), BUF(b, S2S_LOGITS, float *), ws,
+            ws_bytes, s);
 }
 
 static size_t s2s_query(const struct cl_bound *b, const void *scratch)
@@ -426,8 +420,8 @@ static void self_invoke(const struct cl_bound *b, const void *scratch,
 static const struct cl_glue glues[] = {
     {"00", self_entries, sizeof(struct selftest_case), 1, self_prepare,
      self_invoke, NULL},
-    {"01", vadd_entries, sizeof(struct vadd_case), 0, vadd_prepare,
-     vadd_invoke, NULL},
+    {"01", vadd_entries, sizeof(struct vadd_case), 0, vadd_prepare, vadd_invoke,
+     NULL},
     {"02", stencil_entries, sizeof(struct stencil_case), 0, stencil_prepare,
      stencil_invoke, NULL},
     {"03", mm_entries, sizeof(struct mm_case), 0, mm_prepare, mm_invoke, NULL},

@@ -40,10 +40,10 @@ struct cl_bound {
 
 /** How the runner calls a lab. */
 struct cl_glue {
-    const char *id;               /**< "01" */
-    const char *const *entries;   /**< entry points, NULL-terminated */
-    size_t arg_size;              /**< sizeof the lab's case struct */
-    int cpu;                      /**< 1: a CPU lab (the self-test) */
+    const char *id;             /**< "01" */
+    const char *const *entries; /**< entry points, NULL-terminated */
+    size_t arg_size;            /**< sizeof the lab's case struct */
+    int cpu;                    /**< 1: a CPU lab (the self-test) */
     /** Build what the call needs on the host (structs of pointers) into
      *  @p scratch before the timed window; returns bytes used, or 0 when
      *  the arguments do not fit the buffers (the runner refuses). */
@@ -62,8 +62,10 @@ const struct cl_glue *cl_glue_find(const char *id);
 
 /** A Lab 1 case: n, and the byte offsets of a, b, c from 16-byte alignment. */
 struct vadd_case {
-    int n;
-    int off_a, off_b, off_c;
+    int n;     /**< elements */
+    int off_a; /**< bytes a starts past a 16-byte boundary */
+    int off_b; /**< the same for b */
+    int off_c; /**< the same for c */
 };
 enum { VADD_A, VADD_B, VADD_C };
 
@@ -71,9 +73,13 @@ enum { VADD_A, VADD_B, VADD_C };
 
 /** A Lab 2 case: part A (stencil, n and R) or part B (conv, B x C x T, K). */
 struct stencil_case {
-    int part; /**< STENCIL_A or STENCIL_B */
-    int n, radius;
-    int B, C, T, K;
+    int part;   /**< STENCIL_A or STENCIL_B */
+    int n;      /**< part A: elements */
+    int radius; /**< part A: R, the stencil has 2R + 1 taps */
+    int B;      /**< part B: batch */
+    int C;      /**< part B: channels */
+    int T;      /**< part B: time steps */
+    int K;      /**< part B: taps of the causal filter */
 };
 enum { STENCIL_A = 0, STENCIL_B = 1 };
 enum { ST_X, ST_W, ST_Y }; /**< in / x, w, out / y */
@@ -82,7 +88,9 @@ enum { ST_X, ST_W, ST_Y }; /**< in / x, w, out / y */
 
 /** A Lab 3 case: C (M x N) = A (M x K) B (K x N), row-major. */
 struct mm_case {
-    int M, N, K;
+    int M; /**< rows of A and C */
+    int N; /**< columns of B and C */
+    int K; /**< columns of A, rows of B */
 };
 enum { MM_A, MM_B, MM_C };
 
@@ -93,9 +101,9 @@ enum { AW_ONE, AW_EMPTY, AW_ODD, AW_MANY, AW_SMALL, AW_GPT2, AW_UNIFORM };
 
 /** A Lab 4 case: a list kind, and for AW_UNIFORM count tensors of n. */
 struct adamw_case {
-    int list;
-    int count;
-    long long n;
+    int list;    /**< AW_ONE ... AW_UNIFORM */
+    int count;   /**< AW_UNIFORM: tensors */
+    long long n; /**< AW_UNIFORM: elements of each */
 };
 enum { AW_P, AW_G, AW_M, AW_V, AW_ARENAS }; /**< four arenas */
 
@@ -131,13 +139,17 @@ struct adamw_hparams cl_adamw_hparams(int step);
 /** A Lab 5 case: a cell (part A) or a sequence through layers (part B). */
 struct gru_case {
     int part; /**< GRU_CELL or GRU_FWD */
-    int T, B, I, H, L;
+    int T;    /**< time steps (1 for a cell) */
+    int B;    /**< batch */
+    int I;    /**< input size */
+    int H;    /**< hidden size */
+    int L;    /**< layers */
 };
 enum { GRU_CELL = 0, GRU_FWD = 1 };
 /** Buffers: x, h (cell) or h0, h_new (cell) or y, h_n (part B only),
  *  the workspace (part B only), then one weight arena per layer. */
 enum { GRU_X, GRU_H, GRU_OUT, GRU_HN, GRU_WS };
-#define GRU_MAX_LAYERS 8
+#define GRU_MAX_LAYERS 8 /**< layers a case may have */
 
 /** Index of layer @p l's weight arena among the case's buffers. */
 int cl_gru_weights_buf(const struct gru_case *c, int l);
@@ -157,24 +169,29 @@ enum { S2S_FORCED, S2S_GREEDY, S2S_MODEL, S2S_SPEED, S2S_DEMO };
  *  trained model (S2S_MODEL, S2S_DEMO) the judge fills the sizes in from
  *  the model it loaded. */
 struct s2s_case {
-    int kind;
-    int S, T, B;
-    int v_src, v_tgt;
-    int E, H;
+    int kind;  /**< S2S_FORCED ... S2S_DEMO */
+    int S;     /**< source length */
+    int T;     /**< target length */
+    int B;     /**< batch */
+    int v_src; /**< source vocabulary */
+    int v_tgt; /**< target vocabulary */
+    int E;     /**< embedding size */
+    int H;     /**< hidden size */
 };
 /** Buffers: the model's arena, src, the workspace, then y_in and out
  *  (teacher forcing) or tokens and logits (greedy). */
 enum { S2S_ARENA, S2S_SRC, S2S_WS, S2S_IN, S2S_OUT };
-#define S2S_TOKENS S2S_IN
-#define S2S_LOGITS S2S_OUT
-#define S2S_SOS    1 /**< the start token the grader passes */
+#define S2S_TOKENS S2S_IN  /**< greedy: the tokens, where y_in would be */
+#define S2S_LOGITS S2S_OUT /**< greedy: each token's logit */
+#define S2S_SOS    1       /**< the start token the grader passes */
 
 /** One tensor of a model's arena. */
 struct s2s_slot {
-    const char *name;     /**< its name in model.safetensors */
-    long long rows, cols; /**< cols 0: a vector */
+    const char *name; /**< its name in model.safetensors */
+    long long rows;   /**< rows */
+    long long cols;   /**< columns; 0: a vector */
 };
-#define S2S_SLOTS 12
+#define S2S_SLOTS 12 /**< tensors of a model */
 
 /** The tensors in arena order for vocabularies @p vs, @p vt and sizes
  *  @p E, @p H; returns S2S_SLOTS. */
@@ -192,7 +209,7 @@ struct seq2seq_model cl_s2s_model_at(const float *base, int vs, int vt, int E,
 /** The self-test lab: c = a + b on the CPU, in a shared library built
  *  with gcc; its fixtures try to break out of the sandbox. */
 struct selftest_case {
-    int n;
+    int n; /**< elements */
 };
 enum { SELF_A, SELF_B, SELF_C };
 /** The self-test's entry point. */

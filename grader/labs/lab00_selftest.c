@@ -18,7 +18,9 @@
 #include <stdlib.h>
 
 #define CASE(name, kind, n, quick)                                             \
-    {name, kind, &(const struct selftest_case){n}, quick}
+    {                                                                          \
+        name, kind, &(const struct selftest_case){n}, quick                    \
+    }
 
 static const struct cl_case cases[] = {
     CASE("n=1", CL_CASE_CORRECT, 1, 1),
@@ -53,7 +55,8 @@ static int check(struct cl_check *ck)
     return cl_verdict(&cmp, what, ck->r);
 }
 
-// ---- the baseline: the same sum, by the judge ---------------------------------
+// ---- the baseline: the same sum, by the judge
+// ---------------------------------
 
 struct add {
     const float *a, *b;

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 
 #define CASE(name, kind, n, oa, ob, oc, quick)                                 \
-    {name, kind, &(const struct vadd_case){n, oa, ob, oc}, quick}
+    {                                                                          \
+        name, kind, &(const struct vadd_case){n, oa, ob, oc}, quick            \
+    }
 
 static const struct cl_case cases[] = {
     CASE("n=1", CL_CASE_CORRECT, 1, 0, 0, 0, 1),
@@ -87,8 +89,9 @@ static void *op_create(const struct cl_base_ctx *b, char *why, size_t len)
     (void)len;
     CUDNN_CHECK(cudnnCreateTensorDescriptor(&o->desc));
     CUDNN_CHECK(cudnnCreateOpTensorDescriptor(&o->add));
-    CUDNN_CHECK(cudnnSetOpTensorDescriptor(
-        o->add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+    CUDNN_CHECK(cudnnSetOpTensorDescriptor(o->add, CUDNN_OP_TENSOR_ADD,
+                                           CUDNN_DATA_FLOAT,
+                                           CUDNN_NOT_PROPAGATE_NAN));
     CUDNN_CHECK(cudnnSetTensor4dDescriptor(o->desc, CUDNN_TENSOR_NCHW,
                                            CUDNN_DATA_FLOAT, 1, 1, 1, c->n));
     o->a = b->in[VADD_A];
@@ -123,7 +126,7 @@ static void op_destroy(void *st)
     free(o);
 }
 
-static const struct cl_baseline opt = {1,    op_create, op_name, NULL,
+static const struct cl_baseline opt = {1,    op_create, op_name,   NULL,
                                        NULL, op_run,    op_destroy};
 
 static const char *const forbidden[] = {"cublas", "cudnn",    "curand",

@@ -20,11 +20,15 @@
 #include <stdlib.h>
 
 #define A(name, kind, n, r, quick)                                             \
-    {name, kind, &(const struct stencil_case){STENCIL_A, n, r, 0, 0, 0, 0},   \
-     quick}
+    {                                                                          \
+        name, kind, &(const struct stencil_case){STENCIL_A, n, r, 0, 0, 0, 0}, \
+            quick                                                              \
+    }
 #define B(name, kind, b, c, t, k, quick)                                       \
-    {name, kind, &(const struct stencil_case){STENCIL_B, 0, 0, b, c, t, k},   \
-     quick}
+    {                                                                          \
+        name, kind, &(const struct stencil_case){STENCIL_B, 0, 0, b, c, t, k}, \
+            quick                                                              \
+    }
 
 static const struct cl_case cases[] = {
     A("A:n=1,R=1", CL_CASE_CORRECT, 1, 1, 1),
@@ -105,8 +109,8 @@ static int check(struct cl_check *ck)
         if (a)
             snprintf(what, sizeof what, "%sout", ck->when);
         else
-            snprintf(what, sizeof what, "%sy row b=%d c=%d (t index)",
-                     ck->when, rows[i] / c->C, rows[i] % c->C);
+            snprintf(what, sizeof what, "%sy row b=%d c=%d (t index)", ck->when,
+                     rows[i] / c->C, rows[i] % c->C);
         bad = cl_verdict(&cmp, what, ck->r);
     }
     free(ref);
@@ -131,8 +135,8 @@ static void *conv_create(const struct cl_base_ctx *b, char *why, size_t len)
     if (c->part == STENCIL_A) {
         int nw = 2 * c->radius + 1;
         v->d = cl_cudnn_conv_create(h, 1, 1, c->n, nw, c->radius, 1, c->n,
-                                    b->in[ST_X], b->in[ST_W], b->out[ST_Y],
-                                    why, len);
+                                    b->in[ST_X], b->in[ST_W], b->out[ST_Y], why,
+                                    len);
     } else {
         v->x = b->in[ST_X];
         v->rows = (long long)c->B * c->C;
@@ -141,8 +145,8 @@ static void *conv_create(const struct cl_base_ctx *b, char *why, size_t len)
         CUDA_CHECK(cudaMalloc((void **)&v->padded,
                               (size_t)v->rows * (c->T + v->pad) * 4));
         v->d = cl_cudnn_conv_create(h, c->B, c->C, c->T + v->pad, c->K, 0, c->C,
-                                    c->T, v->padded, b->in[ST_W],
-                                    b->out[ST_Y], why, len);
+                                    c->T, v->padded, b->in[ST_W], b->out[ST_Y],
+                                    why, len);
     }
     if (!v->d) {
         if (v->padded)
@@ -177,7 +181,7 @@ static void conv_destroy(void *st)
     free(v);
 }
 
-static const struct cl_baseline conv = {1,    conv_create, conv_name, NULL,
+static const struct cl_baseline conv = {1,    conv_create, conv_name,   NULL,
                                         NULL, conv_run,    conv_destroy};
 
 static const char *const forbidden[] = {

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 
 #define CASE(name, kind, m, n, k, quick)                                       \
-    {name, kind, &(const struct mm_case){m, n, k}, quick}
+    {                                                                          \
+        name, kind, &(const struct mm_case){m, n, k}, quick                    \
+    }
 
 static const struct cl_case cases[] = {
     CASE("1x1x1", CL_CASE_CORRECT, 1, 1, 1, 1),
@@ -90,7 +92,8 @@ static int check(struct cl_check *ck)
     return bad;
 }
 
-// ---- the baseline: cublasSgemm ------------------------------------------------
+// ---- the baseline: cublasSgemm
+// ------------------------------------------------
 
 struct gemm {
     const float *A, *B;
@@ -104,8 +107,8 @@ static void *gemm_create(const struct cl_base_ctx *b, char *why, size_t len)
     struct gemm *g = cl_xmalloc(sizeof *g);
     (void)why;
     (void)len;
-    *g = (struct gemm){b->in[MM_A], b->in[MM_B], b->out[MM_C], c->M, c->N,
-                       c->K};
+    *g =
+        (struct gemm){b->in[MM_A], b->in[MM_B], b->out[MM_C], c->M, c->N, c->K};
     return g;
 }
 

@@ -23,7 +23,9 @@
 #include <string.h>
 
 #define CASE(name, kind, list, count, n, quick)                                \
-    {name, kind, &(const struct adamw_case){list, count, n}, quick}
+    {                                                                          \
+        name, kind, &(const struct adamw_case){list, count, n}, quick          \
+    }
 
 static const struct cl_case cases[] = {
     CASE("one-element", CL_CASE_CORRECT, AW_ONE, 0, 0, 1),
@@ -138,8 +140,8 @@ static int check(struct cl_check *ck)
         struct adamw_ref_hp hp = {h.lr,  h.beta1,        h.beta2,
                                   h.eps, h.weight_decay, step};
         for (long long i = 0, at = 0; i < l.count; at += l.n[i], i++)
-            adamw_ref(st[0] + at, st[1] + at, st[2] + at, g + l.off[i],
-                      l.n[i], &hp);
+            adamw_ref(st[0] + at, st[1] + at, st[2] + at, g + l.off[i], l.n[i],
+                      &hp);
     }
     static const int arena[3] = {AW_P, AW_M, AW_V};
     for (int k = 0; k < 3 && !bad; k++) {
@@ -173,7 +175,8 @@ static int versus(struct cl_vs *v)
     cl_adamw_layout(v->ck.arg, &l);
     int in_gap = 1;
     for (int i = 0; i < l.count && in_gap; i++)
-        in_gap = !((long long)at >= l.off[i] && (long long)at < l.off[i] + l.n[i]);
+        in_gap =
+            !((long long)at >= l.off[i] && (long long)at < l.off[i] + l.n[i]);
     if (in_gap) {
         v->ck.r->status = CL_ST_OOB;
         snprintf(v->ck.r->msg, sizeof v->ck.r->msg,

@@ -29,10 +29,14 @@
 #include <string.h>
 
 #define CELL(name, b, i, h, quick)                                             \
-    {name, CL_CASE_CORRECT, &(const struct gru_case){GRU_CELL, 1, b, i, h, 1}, \
-     quick}
+    {                                                                          \
+        name, CL_CASE_CORRECT,                                                 \
+            &(const struct gru_case){GRU_CELL, 1, b, i, h, 1}, quick           \
+    }
 #define FWD(name, kind, t, b, i, h, l, quick)                                  \
-    {name, kind, &(const struct gru_case){GRU_FWD, t, b, i, h, l}, quick}
+    {                                                                          \
+        name, kind, &(const struct gru_case){GRU_FWD, t, b, i, h, l}, quick    \
+    }
 
 static const struct cl_case cases[] = {
     CELL("cell-b1-h100", 1, 64, 100, 1),
@@ -104,8 +108,8 @@ static void fill(const struct cl_fill *f, const void *arg, int call)
     f->uniform(f, GRU_H, 0, (size_t)c->L * c->B * c->H, 2, 0, -1.0f, 1.0f);
     for (int l = 0; l < c->L; l++)
         f->uniform(f, cl_gru_weights_buf(c, l), 0,
-                   cl_gru_arena_floats(l ? c->H : c->I, c->H), 100 + (uint64_t)l,
-                   0, -k, k);
+                   cl_gru_arena_floats(l ? c->H : c->I, c->H),
+                   100 + (uint64_t)l, 0, -k, k);
 }
 
 /* got (steps of B x H) against the reference of the checked rows */
@@ -149,8 +153,8 @@ static int check(struct cl_check *ck)
     struct gru_weights w[GRU_MAX_LAYERS];
     for (int l = 0; l < L; l++)
         w[l] = cl_gru_weights_at(
-            cl_check_input(ck, cl_gru_weights_buf(c, l), ck->call),
-            l ? H : I, H);
+            cl_check_input(ck, cl_gru_weights_buf(c, l), ck->call), l ? H : I,
+            H);
     double *y = cl_xmalloc((size_t)n * T * H * sizeof *y);
     double *hn = cl_xmalloc((size_t)n * L * H * sizeof *hn);
     for (int i = 0; i < n; i++)
@@ -180,9 +184,8 @@ static void *dnn_create(const struct cl_base_ctx *b, char *why, size_t len)
     for (int l = 0; l < c->L; l++)
         d->w[l] = cl_gru_weights_at(b->in[cl_gru_weights_buf(c, l)],
                                     l ? c->H : c->I, c->H);
-    float *hn = b->out[GRU_HN < b->plan->nbuf && c->part == GRU_FWD
-                           ? GRU_HN
-                           : GRU_OUT];
+    float *hn =
+        b->out[GRU_HN < b->plan->nbuf && c->part == GRU_FWD ? GRU_HN : GRU_OUT];
     if (c->part == GRU_CELL) {
         CUDA_CHECK(cudaMalloc((void **)&d->hn_scratch,
                               (size_t)c->B * c->H * sizeof(float)));
@@ -192,9 +195,9 @@ static void *dnn_create(const struct cl_base_ctx *b, char *why, size_t len)
                                      b->out[GRU_OUT], hn};
     d->call = call;
     for (int a = 0; a < CL_GRU_ALGOS; a++)
-        d->g[a] = cl_cudnn_gru_create(cl_judge_cudnn(), a, c->T, c->B, c->I,
-                                      c->H, c->L, d->w, d->why[a],
-                                      sizeof d->why[a]);
+        d->g[a] =
+            cl_cudnn_gru_create(cl_judge_cudnn(), a, c->T, c->B, c->I, c->H,
+                                c->L, d->w, d->why[a], sizeof d->why[a]);
     if (!d->g[CL_GRU_STANDARD]) {
         snprintf(why, len, "cuDNN refused its standard algorithm: %s",
                  d->why[CL_GRU_STANDARD]);

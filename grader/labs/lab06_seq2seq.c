@@ -36,7 +36,9 @@
 #define BIG   256, 512
 
 #define CASE(name, kind, k, s, t, b, v, e, h, quick)                           \
-    {name, kind, &(const struct s2s_case){k, s, t, b, v, v, e, h}, quick}
+    {                                                                          \
+        name, kind, &(const struct s2s_case){k, s, t, b, v, v, e, h}, quick    \
+    }
 /* d: SMALL, MID or BIG, two arguments once expanded */
 #define CORRECT(name, k, s, t, b, v, d, quick)                                 \
     CASE(name, CL_CASE_CORRECT, k, s, t, b, v, d, quick)
@@ -211,8 +213,8 @@ static int check_greedy(struct cl_check *ck)
     const int *tok = cl_check_output(ck, S2S_TOKENS);
     const float *lg = cl_check_output(ck, S2S_LOGITS);
     int n = cl_check_rows(ck, B, MAX_ROWS, rows), bad = 0;
-    int *ref = cl_xmalloc((size_t)T * sizeof *ref), *got = cl_xmalloc(
-                                                        (size_t)T * sizeof *got);
+    int *ref = cl_xmalloc((size_t)T * sizeof *ref),
+        *got = cl_xmalloc((size_t)T * sizeof *got);
     float *got_l = cl_xmalloc((size_t)T * sizeof *got_l);
     double *ref_l = cl_xmalloc((size_t)T * V * sizeof *ref_l);
     for (int i = 0; i < n && !bad; i++) {
@@ -332,7 +334,8 @@ static int versus(struct cl_vs *v)
     return 0;
 }
 
-// ---- the baseline: the pipeline, eager and in a CUDA graph -------------------
+// ---- the baseline: the pipeline, eager and in a CUDA graph
+// -------------------
 
 struct pipe {
     struct cl_pipeline *p;
@@ -398,7 +401,8 @@ static void pipe_destroy(void *st)
 }
 
 static const struct cl_baseline pipeline = {
-    2, pipe_create, pipe_name, pipe_usable, pipe_prepare, pipe_run, pipe_destroy};
+    2,        pipe_create, pipe_name, pipe_usable, pipe_prepare,
+    pipe_run, pipe_destroy};
 
 static const char *const forbidden[] = {"cudnn", NULL};
 static const char *const imports[] = {"cublas*", NULL};

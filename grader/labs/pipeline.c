@@ -62,8 +62,8 @@ struct cl_pipeline *cl_pipeline_create(struct cudnnContext *dnn, void *blas,
     p->tokens = tokens;
     p->chosen = chosen;
     struct gru_weights enc = gru_of(&m->enc), dec = gru_of(&m->dec);
-    p->enc = cl_cudnn_gru_create(dnn, CL_GRU_STANDARD, S, B, E, H, 1, &enc,
-                                 why, len);
+    p->enc = cl_cudnn_gru_create(dnn, CL_GRU_STANDARD, S, B, E, H, 1, &enc, why,
+                                 len);
     p->dec = cl_cudnn_gru_create(dnn, CL_GRU_STANDARD, 1, B, E + H, H, 1, &dec,
                                  why, len);
     size_t f = sizeof(float);
@@ -158,9 +158,8 @@ void cl_pipeline_destroy(struct cl_pipeline *p)
         CUDA_CHECK(cudaGraphExecDestroy(p->graph));
     cl_cudnn_gru_destroy(p->enc);
     cl_cudnn_gru_destroy(p->dec);
-    void *bufs[] = {p->emb_src, p->enc_y, p->zeros, p->ctx,    p->emb,
-                    p->x,       p->d[0],  p->d[1],  p->dy,     p->z,
-                    p->logits,  p->prev};
+    void *bufs[] = {p->emb_src, p->enc_y, p->zeros, p->ctx, p->emb,    p->x,
+                    p->d[0],    p->d[1],  p->dy,    p->z,   p->logits, p->prev};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             CUDA_CHECK(cudaFree(bufs[i]));

@@ -194,13 +194,15 @@ static int encode(struct cl_lab_data *d, int b)
     char buf[160], *save = NULL;
     int w[64], k = 0;
     snprintf(buf, sizeof buf, "%s", d->line[b][0]);
-    for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    for (char *t = strtok_r(buf, " ", &save); t;
+         t = strtok_r(NULL, " ", &save)) {
         if (k == d->S || (w[k] = vocab_find(&d->src, t)) < 0)
             return -1;
         k++;
     }
     for (int s = 0; s < d->S; s++)
-        d->ids[(size_t)s * d->n + b] = s < d->S - k ? S2S_PAD : w[s - (d->S - k)];
+        d->ids[(size_t)s * d->n + b] =
+            s < d->S - k ? S2S_PAD : w[s - (d->S - k)];
     return 0;
 }
 
@@ -229,8 +231,8 @@ int cl_s2s_load(struct cl_lab_data **out, char *err, size_t len)
         snprintf(err, len,
                  "%s: the vocabularies (%d and %d words) do not match the "
                  "model (%d and %d)",
-                 cl_s2s_data_dir(dir, sizeof dir), d->src.n, d->tgt.n,
-                 d->v_src, d->v_tgt);
+                 cl_s2s_data_dir(dir, sizeof dir), d->src.n, d->tgt.n, d->v_src,
+                 d->v_tgt);
         data_free(d);
         return -1;
     }

@@ -17,25 +17,29 @@
 extern "C" {
 #endif
 
-#define S2S_PAD 0 /**< the special tokens of the trained vocabularies */
-#define S2S_EOS 2
+#define S2S_PAD 0 /**< padding, in the trained vocabularies */
+#define S2S_EOS 2 /**< end of sentence */
 
 /** A vocabulary: one word per id. */
 struct s2s_vocab {
-    int n;
-    char (*w)[32];
+    int n;         /**< words */
+    char (*w)[32]; /**< word i at w[i] */
 };
 
 /** Lab 6's data, in host memory. */
 struct cl_lab_data {
-    float *model;  /**< the tensors in arena order (glue.h) */
-    size_t floats; /**< how many */
-    int v_src, v_tgt, E, H; /**< its sizes */
-    int S, T;               /**< source and target lengths it was made for */
+    float *model;              /**< the tensors in arena order (glue.h) */
+    size_t floats;             /**< how many */
+    int v_src;                 /**< source vocabulary */
+    int v_tgt;                 /**< target vocabulary */
+    int E;                     /**< embedding size */
+    int H;                     /**< hidden size */
+    int S;                     /**< source length it was made for */
+    int T;                     /**< target length */
     struct s2s_vocab src, tgt; /**< the vocabularies */
     int n;                     /**< test sentences */
     char (*line)[2][160];      /**< source, reference */
-    int *ids;                  /**< (S, n): sentence b's tokens at [s * n + b] */
+    int *ids; /**< (S, n): sentence b's tokens at [s * n + b] */
 };
 
 /** Find, read and check the data (the lab's load_data): the model and its
@@ -46,7 +50,8 @@ int cl_s2s_load(struct cl_lab_data **out, char *err, size_t len);
 /** The directory the data is read from, into @p buf. */
 const char *cl_s2s_data_dir(char *buf, size_t len);
 
-/** Tokens tok[0], tok[stride], ... up to <eos> as words, into @p buf. */
+/** Tokens tok[0], tok[stride], ... up to the end token as words, into @p buf.
+ */
 void cl_s2s_words(const struct s2s_vocab *v, const int *tok, int T, int stride,
                   char *buf, size_t len);
 

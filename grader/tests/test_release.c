@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "adamw.h"
 #include "fileio.h"
+#include "glue.h"
 #include "grader.h"
 #include "gru.h"
 #include "refs.h"
@@ -106,7 +107,7 @@ static int scan_file(const char *path, const struct stat *st, int type,
             return 0;
         }
     for (const struct cl_lab *const *l = cl_labs; *l; l++)
-        for (const char *const *s = (*l)->symbols; *s; s++)
+        for (const char *const *s = cl_glue_find((*l)->id)->entries; *s; s++)
             if (defines(text, *s)) {
                 size_t u = strlen(scan_found);
                 snprintf(scan_found + u, sizeof scan_found - u, "%s: %s\n", rel,
@@ -134,7 +135,8 @@ START_TEST(test_entry_points_and_scanner)
     for (const char *const *w = want; *w; w++) {
         int found = 0;
         for (const struct cl_lab *const *l = cl_labs; *l; l++)
-            for (const char *const *s = (*l)->symbols; *s; s++)
+            for (const char *const *s = cl_glue_find((*l)->id)->entries; *s;
+                 s++)
                 found |= strcmp(*s, *w) == 0;
         ck_assert_msg(found, "no lab declares %s", *w);
     }
@@ -419,10 +421,14 @@ START_TEST(test_skeleton_and_solution_interface)
             struct cl_symtab t;
             ck_assert_msg(cl_symtab_read(path, &t, err, sizeof err) == 0, "%s",
                           err);
-            for (const char *const *s = lab->symbols; *s; s++)
+            const char *const *entries = cl_glue_find(lab->id)->entries;
+            for (const char *const *s = entries; *s; s++)
                 ck_assert_msg(cl_symtab_defines(&t, *s), "%s lacks %s", path,
                               *s);
-            ck_assert_ptr_null(cl_symtab_forbidden(&t, lab->forbidden));
+            char why[512] = "";
+            ck_assert_msg(cl_caps_check(lab->caps, entries, &t, why,
+                                        sizeof why) == CL_CAPS_OK,
+                          "%s: %s", path, why);
             cl_symtab_free(&t);
         }
     }

@@ -22,7 +22,7 @@ out=$(cd "$out" && pwd)
 bash tools/grade-class.sh --list "$id" "$subs" "$out"
 n=$(wc -l < "$out/entries/list")
 [ "$n" -gt 0 ] || { echo "submit: no submissions in $subs" >&2; exit 2; }
-[ -e "$out/seed" ] || echo "${SEED:-$(date -u +%Y%m%d)}" > "$out/seed"
+[ -e "$out/seed" ] || echo "${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" > "$out/seed"
 export CUDA_LABS_ROOT=$root
 gres=${SLURM_GRES-gpu:1}
 array=$(sbatch --parsable --export=ALL --chdir="$root" --array=0-$((n - 1)) \

@@ -1,0 +1,459 @@
+/* test_sandbox.c: the self-test lab (00) on the CPU, through every process
+ * of a real grade: the grader, its judge, and a sandboxed runner per case.
+ * Each row of grader/tests/selftest/expect.tsv names a submission that
+ * tries to break out of the sandbox, fool the judge or bring it down, and
+ * what the grader must decide about it (the file's header says how); a
+ * loop test grades every row with the grader's binary and a fixed seed.
+ * Then: a runner that forges its own timings earns no speed credit, and a
+ * submission's output cannot pass for the grader's report.
+ * CL_EXPECT_TSV=FILE reads another table (to try new rows alone). */
+#define _GNU_SOURCE
+#include "grade_proc.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TABLE       "grader/tests/selftest/expect.tsv"
+#define SELFTEST    CL_BUILD_DIR "/selftest/"
+#define MAX_ROWS    128
+#define ROW_LIMIT_S 150.0 /* one grade, the hang included */
+#define DAEMON_S    6     /* fork_daemon's child would write after 5 s */
+
+/** One row of the table. */
+struct row {
+    int line;            /* in the file, for messages */
+    char fixture[64];    /* build/selftest/FIXTURE.so */
+    char args[256];      /* more options, or "" */
+    int exit;            /* the exit code */
+    char statuses[512];  /* "-", STATUS, or CASE=STATUS,... */
+    char message[256];   /* or "" */
+    char unwritten[512]; /* comma-separated paths, or "" */
+};
+
+static struct row rows[MAX_ROWS];
+static int nrows;
+static time_t suite_start;
+
+/* "-" is empty */
+static void field(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", strcmp(src, "-") == 0 ? "" : src);
+}
+
+/* read the table; -1 (with a message on stderr) when it is malformed */
+static int load_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "test_sandbox: cannot read %s\n", path);
+        return -1;
+    }
+    char line[2048];
+    int ln = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *col[6] = {0};
+        int n = 0;
+        for (char *p = line; p && n < 6; n++) {
+            col[n] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = '\0';
+        }
+        char *end = NULL;
+        long code = n >= 3 ? strtol(col[2], &end, 10) : -1;
+        if (n < 5 || nrows >= MAX_ROWS || !end || *end || code < 0 ||
+            !col[0][0] || !col[3][0] || !col[4][0]) {
+            fprintf(stderr,
+                    "test_sandbox: %s:%d: want FIXTURE, ARGS, EXIT, "
+                    "STATUSES, MESSAGE[, UNWRITTEN] separated by tabs\n",
+                    path, ln);
+            fclose(f);
+            return -1;
+        }
+        struct row *r = &rows[nrows++];
+        r->line = ln;
+        snprintf(r->fixture, sizeof r->fixture, "%s", col[0]);
+        field(r->args, sizeof r->args, col[1]);
+        r->exit = (int)code;
+        snprintf(r->statuses, sizeof r->statuses, "%s", col[3]);
+        field(r->message, sizeof r->message, col[4]);
+        field(r->unwritten, sizeof r->unwritten, n > 5 ? col[5] : "-");
+    }
+    fclose(f);
+    return nrows;
+}
+
+/* the status the row expects of case @p name into @p buf: its own entry,
+ * else the "*" entry (a bare status is one); NULL when neither */
+static const char *want_status(const struct row *r, const char *name, char *buf,
+                               size_t len)
+{
+    char list[512], *save = NULL;
+    int found = 0;
+    snprintf(list, sizeof list, "%s", r->statuses);
+    for (char *item = strtok_r(list, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq = strrchr(item, '=');
+        const char *c = eq ? item : "*";
+        const char *st = eq ? eq + 1 : item;
+        if (eq)
+            *eq = '\0';
+        if (strcmp(c, name) == 0) {
+            snprintf(buf, len, "%s", st);
+            return buf;
+        }
+        if (strcmp(c, "*") == 0) {
+            snprintf(buf, len, "%s", st);
+            found = 1;
+        }
+    }
+    return found ? buf : NULL;
+}
+
+/* the results' extra_data.cases entry named @p name, or NULL */
+static const cJSON *result_case(const cJSON *json, const char *name)
+{
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(json, "extra_data"), "cases");
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const char *n = json_str(c, "name");
+        if (n && strcmp(n, name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* does @p text occur in the summary or in a case's output? */
+static int results_say(const cJSON *json, const char *text)
+{
+    const char *out = json_str(json, "output");
+    if (out && strstr(out, text))
+        return 1;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(json, "tests"))
+    {
+        const char *o = json_str(t, "output");
+        if (o && strstr(o, text))
+            return 1;
+    }
+    return 0;
+}
+
+/* the row's unwritten paths, one at a time: call with the row, then NULL */
+static const char *next_path(const struct row *r, char *buf, size_t len,
+                             char **save)
+{
+    if (r) {
+        snprintf(buf, len, "%s", r->unwritten);
+        return strtok_r(buf, ",", save);
+    }
+    return strtok_r(NULL, ",", save);
+}
+
+/* grade the row's fixture: `grade 00 --lib F ARGS --json T --no-color
+ * --seed 7` */
+static void grade_row(const struct row *r, struct grade_proc *p,
+                      const char *const *env)
+{
+    char lib[192], args[256];
+    snprintf(lib, sizeof lib, SELFTEST "%s.so", r->fixture);
+    ck_assert_msg(access(lib, R_OK) == 0,
+                  "line %d: %s is missing (make %s builds it)", r->line, lib,
+                  lib);
+    ck_assert_int_eq(grade_proc_init(p), 0);
+    const char *argv[48];
+    int n = 0;
+    argv[n++] = "00";
+    argv[n++] = "--lib";
+    argv[n++] = lib;
+    snprintf(args, sizeof args, "%s", r->args);
+    char *save = NULL;
+    for (char *a = strtok_r(args, " ", &save); a && n < 40;
+         a = strtok_r(NULL, " ", &save))
+        argv[n++] = a;
+    argv[n++] = "--json";
+    argv[n++] = p->json_path;
+    argv[n++] = "--no-color";
+    argv[n++] = "--seed";
+    argv[n++] = "7";
+    argv[n] = NULL;
+    ck_assert_int_eq(grade_proc_run(p, argv, env, ROW_LIMIT_S), 0);
+    ck_assert_msg(!p->timed_out, "line %d (%s): the grader ran past %.0f s",
+                  r->line, r->fixture, ROW_LIMIT_S);
+}
+
+/*
+ * Did the run differ from the row only in timed cases that were expected
+ * to pass and came out unconfirmed? On a busy host (two cores shared with
+ * builds) an honest CPU call can show more than the 0.10 ms of time the
+ * judge's clock allows outside its timed window (scheduling delays), so
+ * such a row is graded again, three times at most, after a pause; a fourth
+ * miss fails.
+ */
+static int timing_flake(const struct row *r, const struct grade_proc *p)
+{
+    const cJSON *c;
+    int flaky = 0;
+    if (!p->json || p->rc != r->exit || strcmp(r->statuses, "-") == 0)
+        return 0;
+    cJSON_ArrayForEach(
+        c,
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(p->json, "extra_data"), "cases"))
+    {
+        char want[64];
+        const char *got = json_str(c, "status");
+        if (!want_status(r, json_str(c, "name"), want, sizeof want) || !got)
+            return 0;
+        if (strcmp(got, want) == 0)
+            continue;
+        if (strcmp(got, "unconfirmed") || strcmp(want, "pass"))
+            return 0;
+        flaky = 1;
+    }
+    return flaky;
+}
+
+/* Each row: the grader's exit code, every case's status, the message, and
+ * no file written by the submission. */
+START_TEST(test_row)
+{
+    const struct row *r = &rows[_i];
+    char buf[512], *save = NULL;
+    /* leftovers of an earlier run go first, but only under /tmp/: any
+     * other path must simply be absent */
+    for (const char *f = next_path(r, buf, sizeof buf, &save); f;
+         f = next_path(NULL, buf, sizeof buf, &save)) {
+        if (strncmp(f, "/tmp/", 5) == 0 && !strstr(f, "/.."))
+            ck_assert_msg(unlink(f) == 0 || errno == ENOENT,
+                          "line %d: cannot remove %s first: %s", r->line, f,
+                          strerror(errno));
+        ck_assert_msg(access(f, F_OK) != 0,
+                      "line %d: %s exists before the run (only files under "
+                      "/tmp/ are removed first)",
+                      r->line, f);
+    }
+    struct grade_proc p;
+    grade_row(r, &p, NULL);
+    for (int again = 1; again <= 3 && timing_flake(r, &p); again++) {
+        fprintf(stderr,
+                "test_sandbox: line %d (%s): a timed case came out "
+                "unconfirmed; grading it again\n",
+                r->line, r->fixture);
+        grade_proc_free(&p);
+        sleep(2 * again); /* another grade may be running: let it end */
+        grade_row(r, &p, NULL);
+    }
+    ck_assert_msg(p.rc == r->exit,
+                  "line %d (%s %s): exit %d, want %d\nstdout:\n%s\nstderr:\n%s",
+                  r->line, r->fixture, r->args, p.rc, r->exit, p.out, p.err);
+
+    if (strcmp(r->statuses, "-") == 0) { /* nothing ran */
+        const cJSON *c;
+        cJSON_ArrayForEach(
+            c, cJSON_GetObjectItemCaseSensitive(
+                   cJSON_GetObjectItemCaseSensitive(p.json, "extra_data"),
+                   "cases"))
+        {
+            ck_assert_msg(strcmp(json_str(c, "status"), "not-run") == 0,
+                          "line %d (%s): case %s ran (%s)", r->line, r->fixture,
+                          json_str(c, "name"), json_str(c, "status"));
+        }
+    } else {
+        ck_assert_msg(p.json != NULL, "line %d (%s): no results.json", r->line,
+                      r->fixture);
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(p.json, "extra_data");
+        /* the file agrees with the process, and the seed is the one given */
+        ck_assert_int_eq((int)json_num(x, "exit_code"), p.rc);
+        ck_assert_str_eq(json_str(x, "seed"), "7");
+        const cJSON *cases = cJSON_GetObjectItemCaseSensitive(x, "cases");
+        ck_assert_msg(cJSON_GetArraySize(cases) > 0, "line %d: no cases",
+                      r->line);
+        int ran = 0;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cases)
+        {
+            const char *name = json_str(c, "name");
+            const char *got = json_str(c, "status");
+            char want[64];
+            ck_assert_msg(want_status(r, name, want, sizeof want) != NULL,
+                          "line %d (%s): case %s (%s) is not in '%s'", r->line,
+                          r->fixture, name, got, r->statuses);
+            ck_assert_msg(strcmp(got, want) == 0,
+                          "line %d (%s): case %s is %s, want %s\n%s", r->line,
+                          r->fixture, name, got, want, p.out);
+            ran |= strcmp(got, "not-run") != 0;
+        }
+        /* every case the row names was graded */
+        char list[512];
+        snprintf(list, sizeof list, "%s", r->statuses);
+        char *s2 = NULL;
+        for (char *item = strtok_r(list, ",", &s2); item;
+             item = strtok_r(NULL, ",", &s2)) {
+            char *eq = strrchr(item, '=');
+            if (!eq || (eq == item + 1 && item[0] == '*'))
+                continue;
+            *eq = '\0';
+            ck_assert_msg(result_case(p.json, item) != NULL,
+                          "line %d (%s): no result for case %s", r->line,
+                          r->fixture, item);
+        }
+        /* a case ran, so a runner started: in its own session, under both
+         * seccomp stages (--tool-mode: none, and the report says so) */
+        if (ran) {
+            const char *sb = json_str(x, "sandbox");
+            const char *want = strstr(r->args, "--tool-mode")
+                                   ? "; NO SECCOMP: the runner is not confined"
+                                   : ", seccomp, no files";
+            ck_assert_msg(sb && strstr(sb, "sandbox: own session") &&
+                              strstr(sb, want),
+                          "line %d: sandbox '%s', want '%s'", r->line,
+                          sb ? sb : "", want);
+        }
+    }
+    if (r->message[0])
+        ck_assert_msg(p.json && results_say(p.json, r->message),
+                      "line %d (%s): the results do not say '%s':\n%s", r->line,
+                      r->fixture, r->message,
+                      p.json_text ? p.json_text : "(no results.json)");
+    else if (!p.json)
+        ck_assert_msg(r->exit == 2, "line %d (%s): no results.json", r->line,
+                      r->fixture);
+    for (const char *f = next_path(r, buf, sizeof buf, &save); f;
+         f = next_path(NULL, buf, sizeof buf, &save))
+        ck_assert_msg(access(f, F_OK) != 0, "line %d (%s): %s was written",
+                      r->line, r->fixture, f);
+    grade_proc_free(&p);
+}
+END_TEST
+
+/* Files a submission tried to write are still absent after every grade,
+ * and after the daemon fork_daemon tried to start would have written. */
+START_TEST(test_nothing_written_later)
+{
+    while (time(NULL) - suite_start < DAEMON_S)
+        sleep(1);
+    int checked = 0;
+    for (int i = 0; i < nrows; i++) {
+        char buf[512], *save = NULL;
+        for (const char *f = next_path(&rows[i], buf, sizeof buf, &save); f;
+             f = next_path(NULL, buf, sizeof buf, &save), checked++)
+            ck_assert_msg(access(f, F_OK) != 0, "%s exists (line %d, %s)", f,
+                          rows[i].line, rows[i].fixture);
+    }
+    ck_assert_int_gt(checked, 0); /* the table names some */
+}
+END_TEST
+
+/* A runner that reports a third of its real time (CL_TEST_FORGE_SPAN, the
+ * runner's stand-in for tampering) is caught by the judge's own clock: the
+ * speed case is unconfirmed and earns nothing, though it is correct. */
+START_TEST(test_forged_time_unconfirmed)
+{
+    static const char *const env[] = {"CL_TEST_FORGE_SPAN=0.3", NULL};
+    const struct row r = {0, "honest", "-c speed", 0, "unconfirmed", "", ""};
+    struct grade_proc p;
+    grade_row(&r, &p, env);
+    ck_assert_msg(p.rc == 0, "exit %d\n%s\n%s", p.rc, p.out, p.err);
+    ck_assert_ptr_nonnull(p.json);
+    const cJSON *c = result_case(p.json, "speed");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(json_str(c, "status"), "unconfirmed");
+    /* the forged time took effect: the student looks far faster than the
+     * judge's loop (about 3x), and still scores nothing for speed */
+    ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(c, "timed")), 1);
+    ck_assert_double_gt(json_num(c, "speedup"), 1.5);
+    ck_assert_double_gt(json_num(c, "unexplained_ms"), 0.1);
+    const cJSON *t =
+        cJSON_GetArrayItem(cJSON_GetObjectItem(p.json, "tests"), 0);
+    ck_assert_str_eq(json_str(t, "name"), "speed (speed)");
+    ck_assert_double_eq(json_num(t, "score"), 0.0);
+    ck_assert_double_eq(json_num(t, "max_score"), 20.0);
+    ck_assert_ptr_nonnull(strstr(json_str(t, "output"),
+                                 "unconfirmed: the time could not be "
+                                 "confirmed"));
+    ck_assert_double_eq(json_num(p.json, "score"), 0.0);
+    ck_assert_double_eq(
+        json_num(cJSON_GetObjectItem(p.json, "extra_data"), "speed_score"),
+        0.0);
+    /* no place on the leaderboard either */
+    ck_assert_int_eq(
+        cJSON_GetArraySize(cJSON_GetObjectItem(p.json, "leaderboard")), 0);
+    ck_assert_ptr_nonnull(strstr(p.out, "speed (speed)              "
+                                        "unconfirmed"));
+    ck_assert_ptr_nonnull(strstr(p.out, "score: 0.0 / 20.0"));
+    grade_proc_free(&p);
+}
+END_TEST
+
+/* A submission that prints a perfect score on its stdout and stderr (and
+ * tries the terminal and the judge's stdout) cannot change the report:
+ * its output reaches the grader's stderr only, the report on stdout is
+ * the grader's, and results.json holds the real score. */
+START_TEST(test_output_cannot_forge_report)
+{
+    const struct row r = {0, "print_score", "-c n=1", 0, "pass", "", ""};
+    struct grade_proc p;
+    grade_row(&r, &p, NULL);
+    ck_assert_msg(p.rc == 0, "exit %d\n%s\n%s", p.rc, p.out, p.err);
+    /* the fixture did print: four times (fds 1 and 2, when loaded and in
+     * its call), all relayed to the grader's stderr */
+    ck_assert_int_eq(count_of(p.err, "score: 50.0 / 50.0"), 4);
+    /* and every one of them is marked as the submission's line */
+    ck_assert_int_eq(count_of(p.err, "[your code] score: 50.0 / 50.0"), 4);
+    /* none of it on the grader's stdout, where the report is */
+    ck_assert_int_eq(count_of(p.out, "50.0 / 50.0"), 0);
+    ck_assert_int_eq(count_of(p.out, "--seed 1\n"), 0);
+    ck_assert_int_eq(count_of(p.out, "score: "), 1);
+    ck_assert_ptr_nonnull(strstr(p.out, "\nscore: 10.0 / 10.0  (correctness "
+                                        "10.0/10, speed 0.0/0)\n"));
+    ck_assert_ptr_nonnull(strstr(p.out, "replay with --seed 7\n"));
+    ck_assert_ptr_nonnull(p.json);
+    ck_assert_double_eq(json_num(p.json, "score"), 10.0);
+    ck_assert_double_eq(json_num(p.json, "max_score"), 10.0);
+    grade_proc_free(&p);
+}
+END_TEST
+
+static Suite *sandbox_suite(void)
+{
+    Suite *s = suite_create("sandbox");
+    TCase *table = tcase_create("table");
+    tcase_set_timeout(table, ROW_LIMIT_S + 30);
+    tcase_add_loop_test(table, test_row, 0, nrows);
+    suite_add_tcase(s, table);
+    TCase *more = tcase_create("more");
+    tcase_set_timeout(more, ROW_LIMIT_S + 30);
+    tcase_add_test(more, test_forged_time_unconfirmed);
+    tcase_add_test(more, test_output_cannot_forge_report);
+    tcase_add_test(more, test_nothing_written_later);
+    suite_add_tcase(s, more);
+    return s;
+}
+
+int main(void)
+{
+    /* CL_EXPECT_TSV=FILE: another table (a row tried alone) */
+    const char *table =
+        getenv("CL_EXPECT_TSV") ? getenv("CL_EXPECT_TSV") : TABLE;
+    suite_start = time(NULL);
+    if (load_rows(table) <= 0) {
+        fprintf(stderr, "test_sandbox: no rows in %s\n", table);
+        return 1;
+    }
+    SRunner *sr = srunner_create(sandbox_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
