@@ -399,7 +399,7 @@ $(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -DMTA_PARAM_BYTES=4096 -Ilabs/$* -o $@ $(filter %.cu,$^)
 
 # fixtures/labNN/x.cu is a known-bad submission for lab NN
-$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu
+$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu $(wildcard grader/tests/fixtures/*/*.cuh)
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC)) -o $@ $<
 
