@@ -398,10 +398,19 @@ END_TEST
 
 START_TEST(test_hostile_stream_query)
 {
-    /* checked and timed calls start alike, behind the same gate */
+    /* checked and timed calls start alike, behind the same gate: the
+     * query answers the same on every call, so the fixture either does
+     * the work everywhere (and is graded as the honest kernel it then is)
+     * or nowhere (wrong everywhere); never right when checked and idle
+     * when timed (H200, 2026-11-26: the stream is idle, all pass) */
     grade(FIXTURE("stream_query"), NULL, 60.0);
-    ck_assert_double_eq(g.score, 0.0);
-    ck_assert_int_eq(result("n=31")->status, CL_ST_WRONG);
+    int pass = 0, wrong = 0;
+    for (int k = 0; k < g.n; k++) {
+        pass += g.r[k].status == CL_ST_PASS;
+        wrong += g.r[k].status == CL_ST_WRONG;
+    }
+    ck_assert_msg(pass == g.n || wrong == g.n,
+                  "stream_query: %d of %d pass, %d wrong", pass, g.n, wrong);
 }
 END_TEST
 
