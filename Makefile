@@ -147,7 +147,7 @@ endif
 # a maintainer's tree has the grader's own tests; a handout does not
 MAINTAINER := $(if $(wildcard grader/tests/fixtures),1)
 
-.PHONY: all fixtures grade demo test bench plots docs memcheck profile handout \
+.PHONY: all fixtures grade demo test selftest bench plots docs memcheck profile handout \
         release-solutions grade-class grade-class-slurm build-submission \
         deps clean info \
         format format-check \
@@ -180,6 +180,13 @@ test:
 	@echo "make test is a maintainer's command: it runs the grader's own test suites,"
 	@echo "which are not part of the handout. To check your lab: 'make check LAB=NN'"
 	@echo "(compiles it warning-free, no GPU needed), then 'make grade LAB=NN' on a GPU."
+endif
+
+## selftest: (maintainers) grade the sandbox's hostile fixtures with the
+## CPU self-test lab 00 (no GPU needed): the test_sandbox suite
+ifeq ($(MAINTAINER),1)
+selftest: $(GRADER) $(RUNNER) $(SELFTEST_SO) $(BUILD)/tests/test_sandbox
+	$(Q)sh grader/tests/run-suites.sh $(BUILD)/tests/test_sandbox
 endif
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
