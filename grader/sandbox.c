@@ -102,6 +102,18 @@ static int rule(scmp_filter_ctx f, uint32_t action, int nr, unsigned n,
     return rc == -EDOM || rc == -EOPNOTSUPP ? 0 : rc;
 }
 
+/* the same rule for every call of a list */
+static int rule_each(scmp_filter_ctx f, uint32_t action, const int *nrs,
+                     size_t count, unsigned n, const struct scmp_arg_cmp *cmp)
+{
+    int rc = 0;
+    for (size_t i = 0; i < count; i++)
+        rc |= rule(f, action, nrs[i], n, cmp);
+    return rc;
+}
+#define RULE_EACH(f, action, list, n, cmp)                                     \
+    rule_each(f, action, list, sizeof list / sizeof list[0], n, cmp)
+
 #define KILL   SCMP_ACT_KILL_PROCESS
 #define REFUSE SCMP_ACT_ERRNO(EACCES)
 
@@ -125,10 +137,7 @@ static int no_ipc(scmp_filter_ctx f)
         SCMP_SYS(mq_open),         SCMP_SYS(mq_unlink),
         SCMP_SYS(mq_timedsend),    SCMP_SYS(mq_timedreceive),
         SCMP_SYS(mq_notify),       SCMP_SYS(mq_getsetattr)};
-    int rc = 0;
-    for (size_t i = 0; i < sizeof ipc / sizeof ipc[0]; i++)
-        rc |= rule(f, KILL, ipc[i], 0, NULL);
-    return rc;
+    return RULE_EACH(f, KILL, ipc, 0, NULL);
 }
 
 static int stage1(scmp_filter_ctx f)
@@ -215,10 +224,8 @@ static int stage1(scmp_filter_ctx f)
     };
     pid_t me = getpid();
     int rc = 0;
-    for (size_t i = 0; i < sizeof kill_always / sizeof kill_always[0]; i++)
-        rc |= rule(f, KILL, kill_always[i], 0, NULL);
-    for (size_t i = 0; i < sizeof refuse_always / sizeof refuse_always[0]; i++)
-        rc |= rule(f, REFUSE, refuse_always[i], 0, NULL);
+    rc |= RULE_EACH(f, KILL, kill_always, 0, NULL);
+    rc |= RULE_EACH(f, REFUSE, refuse_always, 0, NULL);
     /* signals only to itself, by every call that sends one */
     struct scmp_arg_cmp other = SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)me);
     rc |= rule(f, KILL, SCMP_SYS(kill), 1, &other);
@@ -245,8 +252,7 @@ static int stage1(scmp_filter_ctx f)
         SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler),
         SCMP_SYS(sched_setparam),    SCMP_SYS(sched_setattr),
         SCMP_SYS(migrate_pages),     SCMP_SYS(move_pages)};
-    for (size_t i = 0; i < sizeof sched_calls / sizeof sched_calls[0]; i++)
-        rc |= rule(f, REFUSE, sched_calls[i], 1, &pid_other);
+    rc |= RULE_EACH(f, REFUSE, sched_calls, 1, &pid_other);
     struct scmp_arg_cmp prio_which = SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS);
     struct scmp_arg_cmp prio_who = SCMP_A1(SCMP_CMP_NE, 0);
     rc |= rule(f, REFUSE, SCMP_SYS(setpriority), 1, &prio_which);

@@ -10,6 +10,7 @@
  * the first pins were checked against the grader before its rewrite.
  */
 #define _GNU_SOURCE
+#include "fileio.h"
 #include "grader.h"
 #include "harness.h"
 #include "policy.h"
@@ -118,22 +119,6 @@ static char *current(const char *which)
     return text;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, m);
-    fclose(f);
-    fclose(m);
-    return text;
-}
-
 /* the first line where two texts differ, for the failure message */
 static void first_difference(const char *want, const char *got, char *buf,
                              size_t len)
@@ -166,7 +151,8 @@ static void compare(const char *which)
         fputs(got, f);
         fclose(f);
     }
-    char *want = slurp(path);
+    char *want = cl_read_file(path, NULL);
+    ck_assert_msg(want != NULL, "cannot read %s", path);
     char why[1200] = "";
     if (strcmp(want, got))
         first_difference(want, got, why, sizeof why);
