@@ -813,7 +813,6 @@ struct kase {
     void *base_copies[CL_MAX_BUFS];
     int outputs_from_mirror;
     int base_ran; /* the baseline ran on the current call */
-    uint64_t seeds[1 + WARMUPS + MAX_SAMPLES + 8];
     struct cl_result *r;
 };
 
@@ -1724,12 +1723,12 @@ static int one_call(struct kase *k, int call, int mode, int cpu_check,
 
 struct series {
     double *v;
-    int n;
+    int n, cap;
 };
 
 static void push(struct series *s, double x)
 {
-    if (x > 0)
+    if (x > 0 && s->n < s->cap)
         s->v[s->n++] = x;
 }
 
@@ -1794,14 +1793,16 @@ static void time_case(struct kase *k)
         ceil.ptr = ceil.base;
         ceil.mirror = mirror_alloc(bytes);
     }
-    int cap = MAX_SAMPLES;
-    struct series stu = {cl_xcalloc(cap, sizeof(double)), 0};
-    struct series un = {cl_xcalloc(cap, sizeof(double)), 0};
-    struct series cp = {cl_xcalloc(cap, sizeof(double)), 0};
-    struct series sc = {cl_xcalloc(cap, sizeof(double)), 0};
+    /* every call of the loop below pushes its baselines and ceilings, the
+     * traced ones too: room for all of them */
+    int cap = MAX_SAMPLES + TRACE_SPOTS;
+    struct series stu = {cl_xcalloc(cap, sizeof(double)), 0, cap};
+    struct series un = {cl_xcalloc(cap, sizeof(double)), 0, cap};
+    struct series cp = {cl_xcalloc(cap, sizeof(double)), 0, cap};
+    struct series sc = {cl_xcalloc(cap, sizeof(double)), 0, cap};
     struct series bs[8];
     for (int i = 0; i < 8; i++)
-        bs[i] = (struct series){cl_xcalloc(cap, sizeof(double)), 0};
+        bs[i] = (struct series){cl_xcalloc(cap, sizeof(double)), 0, cap};
     int call = k->plan.check_calls;
     struct shot sh;
     /* warm-ups: checked like every call, not timed */
@@ -1833,7 +1834,8 @@ static void time_case(struct kase *k)
             continue;
         }
         push(&stu, sh.span_ms);
-        un.v[un.n++] = sh.wall_ms - k->dry_ms - sh.span_ms;
+        if (un.n < un.cap)
+            un.v[un.n++] = sh.wall_ms - k->dry_ms - sh.span_ms;
         total += sh.span_ms + sh.base_ms[0];
         int settled = stu.n >= MIN_SAMPLES && stable(&stu) && !traces_left;
         for (int i = 0; i < 8 && settled; i++)
