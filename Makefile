@@ -78,7 +78,9 @@ endif
 
 LAB_DIRS  := $(sort $(wildcard labs/[0-9][0-9]-*))
 LAB_NAMES := $(notdir $(LAB_DIRS))
-INCLUDES  := -Icommon -Igrader -Igrader/labs $(addprefix -I,$(LAB_DIRS)) \
+# grader code names its folder ("judge/harness.h"), a lab's interface its
+# lab ("05-gru/gru.h"), the shared helpers their file ("errcheck.h")
+INCLUDES  := -Icommon -Igrader -Ilabs \
              -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
 WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
@@ -103,21 +105,28 @@ SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared \
              -cudart shared -Icommon $(SO_LIBS)
 
 # ---- objects --------------------------------------------------------------
+# The link sets follow grader/'s folders, which follow the processes:
+#   grade      parent/ (no CUDA), judge/, labs/, protocol/ and common/
+#   cl-runner  runner/, protocol/ and the few common files it names: no
+#              judge, no spec, no cuBLAS or cuDNN in the process that runs
+#              the student's code
 
-COMMON_C   := $(wildcard common/*.c)
-COMMON_CU  := $(wildcard common/*.cu) $(wildcard grader/*.cu) \
-              $(wildcard grader/labs/*.cu)
-RUNNER_C   := grader/runner.c grader/trace_cupti.c
-GRADER_C   := $(filter-out grader/main.c $(RUNNER_C),$(wildcard grader/*.c)) \
-              $(wildcard grader/labs/*.c)
-COMMON_OBJ := $(COMMON_C:%.c=$(BUILD)/obj/%.o) $(COMMON_CU:%.cu=$(BUILD)/obj/%.cu.o)
-GRADER_OBJ := $(GRADER_C:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/policy_default.o
+src_of = $(wildcard $(1)/*.c) $(wildcard $(1)/*.cu)
+obj_of = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter %.c,$(1))) \
+         $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(filter %.cu,$(1)))
+
+COMMON_SRC   := $(call src_of,common)
+PROTOCOL_SRC := $(call src_of,grader/protocol)
+PARENT_SRC   := $(filter-out grader/parent/main.c,$(call src_of,grader/parent))
+JUDGE_SRC    := $(call src_of,grader/judge) $(call src_of,grader/labs)
+RUNNER_SRC   := $(call src_of,grader/runner) $(PROTOCOL_SRC) common/fatal.c
+
 LIBCORE    := $(BUILD)/lib/libcudalabs.a
 GRADER     := $(BUILD)/bin/grade
 RUNNER     := $(BUILD)/bin/cl-runner
-RUNNER_OBJ := $(RUNNER_C:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/sandbox.o \
-              $(BUILD)/obj/grader/proto.o $(BUILD)/obj/grader/labs/glue.o \
-              $(BUILD)/obj/grader/gate.cu.o $(BUILD)/obj/common/fatal.o
+CORE_OBJ   := $(call obj_of,$(COMMON_SRC) $(PROTOCOL_SRC) $(PARENT_SRC) \
+                $(JUDGE_SRC)) $(BUILD)/obj/gen/policy_default.o
+RUNNER_OBJ := $(call obj_of,$(RUNNER_SRC))
 # the self-test lab's submissions: plain C, built with the host compiler
 SELFTEST_SO := $(patsubst grader/tests/selftest/%.c,$(BUILD)/selftest/%.so,$(wildcard grader/tests/selftest/*.c))
 
@@ -334,7 +343,7 @@ deps:
 
 ## format / format-check: apply or verify .clang-format on our C and CUDA
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \
-               grader/*.[ch] grader/labs/*.[ch] grader/tests/*.c \
+               grader/*/*.[ch] grader/*/*.cu grader/tests/*.h \
                grader/tests/fixtures/*/*.cu grader/tests/fixtures/*/*.cuh \
                grader/tests/batch/*.cu \
                grader/tests/compile-fail/*.cu \
@@ -366,11 +375,11 @@ $(BUILD)/obj/%.cu.o: %.cu
 	$(call say,NVCC,$<)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(NVFLAGS) -c -o $@ $<
 
-$(LIBCORE): $(COMMON_OBJ) $(GRADER_OBJ)
+$(LIBCORE): $(CORE_OBJ)
 	$(call say,AR,$@)
 	$(Q)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
-$(GRADER): $(BUILD)/obj/grader/main.o $(LIBCORE) | $(RUNNER)
+$(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER)
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
@@ -379,8 +388,8 @@ $(RUNNER): $(RUNNER_OBJ)
 	$(Q)mkdir -p $(@D) && $(CC) -Wl,-z,relro,-z,now -o $@ $^ $(RUNNER_LIBS)
 
 # the default policy, built into the grader
-$(BUILD)/gen/policy_default.c: grader/policy.json
-	$(Q)mkdir -p $(@D) && { echo '/* generated from grader/policy.json */'; \
+$(BUILD)/gen/policy_default.c: grader/parent/policy.json
+	$(Q)mkdir -p $(@D) && { echo '/* generated from grader/parent/policy.json */'; \
 	  echo 'const char cl_policy_default_json[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@

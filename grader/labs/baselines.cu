@@ -1,7 +1,7 @@
 /* baselines.cu: kernels the library baselines launch beside the library. */
-#include "baselines.h"
+#include "labs/baselines.h"
 
-#include "adamw.h"
+#include "04-multi-tensor-apply/adamw.h"
 
 #include "errcheck.h"
 
@@ -112,9 +112,9 @@ __global__ static void concat_rows_kernel(const float *a0, int w0,
     }
 }
 
-extern "C" void cl_concat_rows(const float *a0, int w0, const float *a1,
-                               int w1, const float *a2, int w2, float *out,
-                               int rows, cudaStream_t s)
+extern "C" void cl_concat_rows(const float *a0, int w0, const float *a1, int w1,
+                               const float *a2, int w2, float *out, int rows,
+                               cudaStream_t s)
 {
     long long total = (long long)rows * (w0 + w1 + w2);
     concat_rows_kernel<<<grid_for(total), 256, 0, s>>>(a0, w0, a1, w1, a2, w2,

@@ -9,10 +9,9 @@
  * are not checked, so that every fixture reaches the sandbox; libz stands
  * in for a forbidden library.
  */
-#include "glue.h"
-#include "harness.h"
-#include "refs.h"
-#include "symbols.h"
+#include "protocol/glue.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,10 +5,9 @@
  * ceiling (the faster of cudaMemcpy and a streaming copy kernel, timed in
  * the same run); cudnnOpTensor (ADD) is the library shown beside it.
  */
-#include "glue.h"
-#include "harness.h"
-#include "refs.h"
-#include "symbols.h"
+#include "protocol/glue.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
 
 #include <cudnn.h>
 

@@ -8,11 +8,10 @@
  * fraction of the copy ceiling, except for the arithmetic-bound K = 128
  * case (the policy's).
  */
-#include "baselines.h"
-#include "glue.h"
-#include "harness.h"
-#include "refs.h"
-#include "symbols.h"
+#include "labs/baselines.h"
+#include "protocol/glue.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
 
 #include "errcheck.h"
 

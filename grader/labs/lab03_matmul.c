@@ -7,10 +7,9 @@
  * 33 rows (the first, the last, and 31 picked after the call) of large
  * ones, whose every element is then compared with cuBLAS's.
  */
-#include "glue.h"
-#include "harness.h"
-#include "refs.h"
-#include "symbols.h"
+#include "protocol/glue.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
 
 #include <cublas_v2.h>
 

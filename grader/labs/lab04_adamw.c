@@ -11,12 +11,11 @@
  * the copy ceiling (AdamW moves 28 bytes per element: p, g, m, v in; p, m,
  * v out), and for many small tensors a speedup over the loop.
  */
-#include "baselines.h"
-#include "glue.h"
+#include "labs/baselines.h"
+#include "protocol/glue.h"
 #include "guard.h"
-#include "harness.h"
-#include "refs.h"
-#include "symbols.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,11 +13,10 @@
  * cuDNN supports for the shape (standard, persist-static,
  * persist-dynamic); all are timed and the fastest is the baseline.
  */
-#include "baselines.h"
-#include "glue.h"
-#include "harness.h"
-#include "refs.h"
-#include "symbols.h"
+#include "labs/baselines.h"
+#include "protocol/glue.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
 
 #include <cudnn.h>
 

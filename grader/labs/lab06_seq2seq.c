@@ -16,12 +16,11 @@
  * Baseline: the pipeline an eager framework runs (pipeline.c), eager and
  * captured once in a CUDA graph; the faster is the baseline.
  */
-#include "baselines.h"
-#include "glue.h"
-#include "harness.h"
-#include "refs.h"
-#include "seq2seq_data.h"
-#include "symbols.h"
+#include "labs/baselines.h"
+#include "protocol/glue.h"
+#include "judge/harness.h"
+#include "labs/refs.h"
+#include "labs/seq2seq_data.h"
 
 #include "errcheck.h"
 

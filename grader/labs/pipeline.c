@@ -7,9 +7,9 @@
  * step, cuBLAS's SGEMM (default FP32 math) for the output layer: about
  * seven launches a step, eager, or captured once into a CUDA graph.
  */
-#include "baselines.h"
+#include "labs/baselines.h"
 #include "fatal.h"
-#include "glue.h"
+#include "protocol/glue.h"
 
 #include <cublas_v2.h>
 #include <cudnn.h>

@@ -1,11 +1,11 @@
 /* refs.c: the labs' CPU references, in plain C with double accumulation.
  * The grader checks outputs against these; the unit tests check them
  * against values worked out by hand. */
-#include "refs.h"
+#include "labs/refs.h"
 
 #include "fatal.h"
-#include "gru.h"
-#include "seq2seq.h"
+#include "05-gru/gru.h"
+#include "06-seq2seq/seq2seq.h"
 
 #include <math.h>
 #include <stdio.h>

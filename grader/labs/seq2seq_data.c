@@ -1,10 +1,10 @@
 /* seq2seq_data.c: Lab 6's trained model and test set (safetensors). */
 #define _GNU_SOURCE
-#include "seq2seq_data.h"
+#include "labs/seq2seq_data.h"
 
 #include "fatal.h"
 #include "fileio.h"
-#include "glue.h"
+#include "protocol/glue.h"
 #include "safetensors.h"
 
 #include <stdio.h>

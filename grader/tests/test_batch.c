@@ -4,11 +4,12 @@
  * where Slurm is installed and we are root. Runs from the project root. */
 #define _GNU_SOURCE
 #include "fileio.h"
-#include "gradebook.h"
+#include "parent/gradebook.h"
 
 #include <cjson/cJSON.h>
 
-#include "shell.h"
+#include "tests/shell.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <dirent.h>

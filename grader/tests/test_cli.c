@@ -5,12 +5,13 @@
  * checks the exit code against enum cl_exit, what is said, and what is
  * written (results.json, gradebook.csv). */
 #define _GNU_SOURCE
-#include "cli.h"
-#include "engine.h"
+#include "parent/cli.h"
+#include "parent/engine.h"
 #include "fileio.h"
-#include "grade_proc.h"
-#include "grader.h"
-#include "shell.h"
+#include "tests/grade_proc.h"
+#include "parent/grade.h"
+#include "tests/shell.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -5,13 +5,14 @@
  * The runner process never touches CUDA: each test runs in a child that
  * Check forks, and the GPU probe runs in a child of its own. */
 #define _GNU_SOURCE
-#include "engine.h"
+#include "parent/engine.h"
 #include "errcheck.h"
 #include "fileio.h"
 #include "gpuinfo.h"
 #include "guard.h"
 #include "rng.h"
 #include "timing.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <stdio.h>

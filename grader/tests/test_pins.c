@@ -11,9 +11,10 @@
  */
 #define _GNU_SOURCE
 #include "fileio.h"
-#include "grader.h"
-#include "harness.h"
-#include "policy.h"
+#include "parent/grade.h"
+#include "judge/harness.h"
+#include "parent/policy.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <stdint.h>

@@ -5,10 +5,11 @@
  * policy it cannot read with exit 2 before anything else. */
 #define _GNU_SOURCE
 #include "fileio.h"
-#include "grader.h"
-#include "policy.h"
+#include "parent/grade.h"
+#include "parent/policy.h"
 
-#include "shell.h"
+#include "tests/shell.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -108,7 +109,7 @@ START_TEST(test_default_covers_every_lab)
 }
 END_TEST
 
-/* values of grader/policy.json, read back through the accessors */
+/* values of grader/parent/policy.json, read back through the accessors */
 START_TEST(test_default_values)
 {
     const struct cl_policy *p = cl_policy_default();

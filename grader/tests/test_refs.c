@@ -5,18 +5,19 @@
  * the lab registry: every spec is whole and found by each of its names. */
 #define _GNU_SOURCE
 #include "fileio.h"
-#include "glue.h"
-#include "grader.h"
-#include "gru.h"
-#include "harness.h"
-#include "policy.h"
-#include "refs.h"
+#include "protocol/glue.h"
+#include "parent/grade.h"
+#include "05-gru/gru.h"
+#include "judge/harness.h"
+#include "parent/policy.h"
+#include "labs/refs.h"
 #include "safetensors.h"
-#include "seq2seq.h"
-#include "seq2seq_data.h"
-#include "symbols.h"
+#include "06-seq2seq/seq2seq.h"
+#include "labs/seq2seq_data.h"
+#include "parent/symbols.h"
 
-#include "shell.h"
+#include "tests/shell.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <math.h>
@@ -907,12 +908,11 @@ START_TEST(test_lab_specs_consistent)
         ck_assert_int_eq(lab->needs_gpu, 1);
         ck_assert_int_le(lab->ncases, CL_MAX_CASES);
         ck_assert_int_eq(lab->bind_data != NULL, lab->load_data != NULL);
-        const struct cl_glue *glue = cl_glue_find(lab->id);
-        ck_assert_msg(glue != NULL, "lab %s: no glue", id);
-        ck_assert_uint_eq(glue->arg_size, lab->arg_size);
-        ck_assert_int_eq(glue->cpu, 0);
-        ck_assert_ptr_nonnull(glue->entries);
-        ck_assert_ptr_nonnull(glue->entries[0]);
+        const char *const *entries = cl_lab_entries(lab->id);
+        ck_assert_msg(entries != NULL, "lab %s: no entry points", id);
+        ck_assert_ptr_nonnull(entries[0]);
+        ck_assert_uint_eq(cl_lab_arg_size(lab->id), lab->arg_size);
+        ck_assert_int_eq(cl_lab_on_cpu(lab->id), 0);
         if (lab->load_data) {
             ck_assert_msg(lab->load_data(&data, err, sizeof err) == 0,
                           "lab %s: %s", id, err);
@@ -958,12 +958,13 @@ START_TEST(test_selftest_lab)
     ck_assert_str_eq(self->slug, "selftest");
     ck_assert_int_eq(self->needs_gpu, 0);
     ck_assert_int_eq(self->caps->any_import, 1);
-    ck_assert_int_eq(cl_glue_find("00")->cpu, 1);
+    ck_assert_int_eq(cl_lab_on_cpu("00"), 1);
     for (const struct cl_lab *const *l = cl_labs; *l; l++)
         ck_assert_ptr_ne(*l, self);
     for (int i = 0; i < self->ncases; i++)
         check_plan(self, &self->cases[i], NULL);
-    ck_assert_ptr_null(cl_glue_find("07"));
+    ck_assert_ptr_null(cl_lab_entries("07"));
+    ck_assert_uint_eq(cl_lab_arg_size("07"), 0);
 }
 END_TEST
 

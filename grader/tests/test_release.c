@@ -8,17 +8,18 @@
  * edges: SOLUTION's values, make help, CC, NO_APT, cuDNN on Arm, odd file
  * names, no GPU. Runs `make` from the project root, as `make test` does. */
 #define _GNU_SOURCE
-#include "adamw.h"
+#include "04-multi-tensor-apply/adamw.h"
 #include "fileio.h"
-#include "glue.h"
-#include "grader.h"
-#include "gru.h"
-#include "refs.h"
+#include "protocol/glue.h"
+#include "parent/grade.h"
+#include "05-gru/gru.h"
+#include "labs/refs.h"
 #include "rng.h"
-#include "seq2seq.h"
-#include "symbols.h"
+#include "06-seq2seq/seq2seq.h"
+#include "parent/symbols.h"
 
-#include "shell.h"
+#include "tests/shell.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -107,7 +108,7 @@ static int scan_file(const char *path, const struct stat *st, int type,
             return 0;
         }
     for (const struct cl_lab *const *l = cl_labs; *l; l++)
-        for (const char *const *s = cl_glue_find((*l)->id)->entries; *s; s++)
+        for (const char *const *s = cl_lab_entries((*l)->id); *s; s++)
             if (defines(text, *s)) {
                 size_t u = strlen(scan_found);
                 snprintf(scan_found + u, sizeof scan_found - u, "%s: %s\n", rel,
@@ -135,8 +136,7 @@ START_TEST(test_entry_points_and_scanner)
     for (const char *const *w = want; *w; w++) {
         int found = 0;
         for (const struct cl_lab *const *l = cl_labs; *l; l++)
-            for (const char *const *s = cl_glue_find((*l)->id)->entries; *s;
-                 s++)
+            for (const char *const *s = cl_lab_entries((*l)->id); *s; s++)
                 found |= strcmp(*s, *w) == 0;
         ck_assert_msg(found, "no lab declares %s", *w);
     }
@@ -421,7 +421,7 @@ START_TEST(test_skeleton_and_solution_interface)
             struct cl_symtab t;
             ck_assert_msg(cl_symtab_read(path, &t, err, sizeof err) == 0, "%s",
                           err);
-            const char *const *entries = cl_glue_find(lab->id)->entries;
+            const char *const *entries = cl_lab_entries(lab->id);
             for (const char *const *s = entries; *s; s++)
                 ck_assert_msg(cl_symtab_defines(&t, *s), "%s lacks %s", path,
                               *s);

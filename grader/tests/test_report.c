@@ -6,11 +6,12 @@
  * unconfirmed, too-fast, forbidden, not-run and timeout cases, a trace, a
  * bonus, a case name with a comma. */
 #define _GNU_SOURCE
-#include "engine.h"
+#include "parent/engine.h"
 #include "fileio.h"
-#include "policy.h"
-#include "report.h"
-#include "score.h"
+#include "parent/policy.h"
+#include "parent/report.h"
+#include "parent/score.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>

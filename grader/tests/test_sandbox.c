@@ -8,7 +8,7 @@
  * submission's output cannot pass for the grader's report.
  * CL_EXPECT_TSV=FILE reads another table (to try new rows alone). */
 #define _GNU_SOURCE
-#include "grade_proc.h"
+#include "tests/grade_proc.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -3,10 +3,12 @@
  * fraction of the ceiling's throughput), the physical floor, the status
  * names, and a whole grade's totals under the built-in policy, built by
  * hand from a real lab's cases. */
-#include "grader.h"
-#include "policy.h"
-#include "report.h"
-#include "score.h"
+#include "parent/grade.h"
+#include "parent/policy.h"
+#include "parent/report.h"
+#include "parent/score.h"
+#include "judge/measure.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <stdio.h>

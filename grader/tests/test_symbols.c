@@ -6,12 +6,13 @@
  * search of the report (report.h), which reads the student's file. */
 #define _GNU_SOURCE
 #include "fileio.h"
-#include "glue.h"
-#include "grader.h"
-#include "report.h"
-#include "symbols.h"
+#include "protocol/glue.h"
+#include "parent/grade.h"
+#include "parent/report.h"
+#include "parent/symbols.h"
 
-#include "shell.h"
+#include "tests/shell.h"
+#include "labs/labs.h"
 
 #include <check.h>
 #include <elf.h>
@@ -517,9 +518,9 @@ END_TEST
 static void passes(const struct cl_lab *lab, const char *path)
 {
     struct cl_symtab t;
-    const struct cl_glue *glue = cl_glue_find(lab->id);
+    const char *const *entries = cl_lab_entries(lab->id);
     ck_assert_msg(cl_symtab_read(path, &t, why, sizeof why) == 0, "%s", why);
-    for (const char *const *e = glue->entries; *e; e++)
+    for (const char *const *e = entries; *e; e++)
         ck_assert_msg(cl_symtab_defines(&t, *e), "%s: no %s", path, *e);
     ck_assert_msg(t.syscall_at == -1, "%s: syscall at %ld", path, t.syscall_at);
     int cudart = 0;
@@ -527,8 +528,8 @@ static void passes(const struct cl_lab *lab, const char *path)
         cudart |= strncmp(t.needed[i], "libcudart.so", 12) == 0;
     ck_assert_msg(cudart, "%s: no libcudart", path);
     why[0] = '\0';
-    ck_assert_msg(cl_caps_check(lab->caps, glue->entries, &t, why,
-                                sizeof why) == CL_CAPS_OK,
+    ck_assert_msg(cl_caps_check(lab->caps, entries, &t, why, sizeof why) ==
+                      CL_CAPS_OK,
                   "%s: %s", path, why);
     cl_symtab_free(&t);
 }
@@ -571,9 +572,9 @@ START_TEST(test_symbols_cross_lab)
     ck_assert_ptr_nonnull(strstr(why, "from a library this lab forbids"));
     cl_symtab_free(&t);
     ck_assert_int_eq(cl_symtab_read(SOLUTION_01, &t, why, sizeof why), 0);
-    ck_assert_int_eq(cl_caps_check(l3->caps, cl_glue_find("03")->entries, &t,
-                                   why, sizeof why),
-                     CL_CAPS_MISSING);
+    ck_assert_int_eq(
+        cl_caps_check(l3->caps, cl_lab_entries("03"), &t, why, sizeof why),
+        CL_CAPS_MISSING);
     ck_assert_ptr_nonnull(strstr(why, "does not define 'matmul'"));
     cl_symtab_free(&t);
 }
@@ -585,15 +586,14 @@ static void refused_import(const char *lab_id, const char *path,
                            const char *telltale, const char *reason)
 {
     const struct cl_lab *lab = cl_lab_find(lab_id, NULL);
-    const struct cl_glue *glue = cl_glue_find(lab_id);
+    const char *const *entries = cl_lab_entries(lab_id);
     struct cl_symtab t;
     ck_assert_msg(cl_symtab_read(path, &t, why, sizeof why) == 0, "%s", why);
     ck_assert_msg(has(t.undefined, t.nundefined, telltale), "%s: no %s", path,
                   telltale);
     ck_assert_str_eq(cl_caps_refusal(lab->caps, telltale), reason);
-    ck_assert_int_eq(
-        cl_caps_check(lab->caps, glue->entries, &t, why, sizeof why),
-        CL_CAPS_FORBIDDEN);
+    ck_assert_int_eq(cl_caps_check(lab->caps, entries, &t, why, sizeof why),
+                     CL_CAPS_FORBIDDEN);
     /* the one named: an import of the file, refused for its reason */
     const char *q = strstr(why, "the submission uses '");
     ck_assert_msg(q != NULL, "%s", why);
@@ -647,9 +647,8 @@ START_TEST(test_symbols_forbidden_library)
         struct cl_symtab t;
         ck_assert_msg(cl_symtab_read(cases[i].path, &t, why, sizeof why) == 0,
                       "%s", why);
-        ck_assert_int_eq(cl_caps_check(lab->caps,
-                                       cl_glue_find(cases[i].lab)->entries, &t,
-                                       why, sizeof why),
+        ck_assert_int_eq(cl_caps_check(lab->caps, cl_lab_entries(cases[i].lab),
+                                       &t, why, sizeof why),
                          CL_CAPS_FORBIDDEN);
         ck_assert_msg(strstr(why, cases[i].prefix) != NULL, "%s", why);
         ck_assert_ptr_nonnull(strstr(why, "from a library this lab forbids"));
@@ -677,9 +676,9 @@ START_TEST(test_symbols_raw_syscall)
     ck_assert_int_eq(bytes[t.syscall_at], 0x0f);
     ck_assert_int_eq(bytes[t.syscall_at + 1], 0x05);
     free(bytes);
-    ck_assert_int_eq(cl_caps_check(lab->caps, cl_glue_find("01")->entries, &t,
-                                   why, sizeof why),
-                     CL_CAPS_FORBIDDEN);
+    ck_assert_int_eq(
+        cl_caps_check(lab->caps, cl_lab_entries("01"), &t, why, sizeof why),
+        CL_CAPS_FORBIDDEN);
     char want[128];
     snprintf(want, sizeof want, "system call instruction (at file offset %ld)",
              t.syscall_at);
@@ -701,8 +700,7 @@ START_TEST(test_symbols_cxx_linkage)
                    strstr(t.defined[i], "vector_add") != NULL;
     ck_assert_int_eq(mangled, 1);
     ck_assert_int_eq(cl_caps_check(cl_lab_find("01", NULL)->caps,
-                                   cl_glue_find("01")->entries, &t, why,
-                                   sizeof why),
+                                   cl_lab_entries("01"), &t, why, sizeof why),
                      CL_CAPS_MISSING);
     ck_assert_ptr_nonnull(strstr(why, "does not define 'vector_add'"));
     ck_assert_ptr_nonnull(strstr(why, "extern \"C\""));

@@ -1,0 +1,80 @@
+/**
+ * @file case.h
+ * @brief The judge's state of one case as it runs: private to the judge's
+ *        modules (harness.c, checks.c).
+ */
+#ifndef CL_JUDGE_CASE_H
+#define CL_JUDGE_CASE_H
+
+#include "judge/buffers.h"
+#include "judge/harness.h"
+#include "judge/runner_ctl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CL_CALL_IMAGES 4 /**< calls whose host input images a check keeps */
+
+/** One case from its plan to its last call. */
+struct case_run {
+    const struct cl_lab *lab;
+    int index;                     /* the case's index in the lab */
+    const struct cl_case *c;       /* the case */
+    const struct cl_case_opts *o;  /* how the engine runs it */
+    unsigned char arg[CL_ARG_MAX]; /* the case struct, bound to the data */
+    struct cl_plan plan;
+    struct cl_gbuf hb[CL_MAX_BUFS]; /* the plan's buffers, guarded */
+    struct cl_runner rn;
+    int runner_dead;   /* the runner is gone (crash, timeout) */
+    int device_broken; /* the judge's own context is unusable */
+    double limit_s;    /* per call */
+    double dry_ms;     /* wall time of an empty frame */
+    int has_state;     /* a buffer is CL_STATE: the state moves each call */
+    int timing_case;   /* the case is timed: the untimed-work rule applies */
+    uint64_t salt;     /* private: the inputs after the check round */
+    /* the baseline */
+    const struct cl_baseline *base;
+    void *base_st;
+    int base_ok[CL_MAX_BASELINES];
+    void *in_ptrs[CL_MAX_BUFS], *out_ptrs[CL_MAX_BUFS];
+    int base_ran; /* the baseline ran on the current call */
+    /* host images of inputs per call, outputs and the baseline's outputs,
+     * made on demand for a check and forgotten after it */
+    struct {
+        int call, used;
+        void *img[CL_MAX_BUFS];
+    } inputs[CL_CALL_IMAGES];
+    void *outputs[CL_MAX_BUFS];
+    void *base_copies[CL_MAX_BUFS];
+    int outputs_from_mirror; /* cl_check_output() reads the baseline's */
+    /* the messages of the current command: a few KiB each, kept here
+     * rather than on the stack, one of each in use at a time */
+    struct {
+        struct cl_map map, got; /* J_MAP / J_ALLOC and R_ALLOCATED */
+        struct cl_call_cmd cmd; /* J_CALL, J_QUERY, J_DRY */
+        struct cl_reply rep;    /* every other reply */
+    } wire;
+    struct cl_result *r; /* the verdict */
+};
+
+/** The seed of call @p call: the run's seed in the check round, then the
+ *  case's private salt mixed in (harness.c). */
+uint64_t cl_case_seed(const struct case_run *k, int call);
+
+/** Free the host copies of outputs (and of the baseline's) a check made. */
+void cl_case_forget_outputs(struct case_run *k);
+
+/** Free the host input images a check regenerated. */
+void cl_case_forget_inputs(struct case_run *k);
+
+/** A check of call @p call of @p k, its verdict into @p r, its messages
+ *  prefixed with @p when. */
+void cl_check_init(struct case_run *k, struct cl_check *ck, int call,
+                   const char *when, struct cl_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_JUDGE_CASE_H */

@@ -1,0 +1,187 @@
+/* device.c: the judge's own GPU state and memory helpers (device.h). */
+#define _GNU_SOURCE
+#include "judge/device.h"
+
+#include "errcheck.h"
+#include "fatal.h"
+#include "protocol/gate.h"
+#include "timing.h"
+
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* the judge's process-wide state: one lab per judge process */
+static struct {
+    int gpu;                /* the lab runs on the GPU */
+    cudaStream_t s;         /* the judge's stream */
+    struct cl_timer *timer; /* L2 flush */
+    cudaEvent_t e0, e1;     /* timing on the judge's stream */
+    cublasHandle_t blas;    /* created on first use */
+    cudnnHandle_t dnn;      /* created on first use */
+} J;
+
+int cl_judge_init(int gpu, char *why, size_t len)
+{
+    /* the runners are waited for (and seen to stop, runner_ctl.c):
+     * children must not be reaped behind our back, whatever SIGCHLD
+     * disposition the grader was started with */
+    signal(SIGCHLD, SIG_DFL);
+    J.gpu = gpu;
+    if (!gpu)
+        return 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        snprintf(why, len, "no CUDA GPU found (%s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "zero devices");
+        cudaGetLastError();
+        return -1;
+    }
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaStreamCreate(&J.s));
+    CUDA_CHECK(cudaEventCreate(&J.e0));
+    CUDA_CHECK(cudaEventCreate(&J.e1));
+    J.timer = cl_timer_create(J.s);
+    return 0;
+}
+
+void cl_judge_shutdown(void)
+{
+    if (!J.gpu)
+        return;
+    if (J.blas)
+        cublasDestroy(J.blas);
+    if (J.dnn)
+        cudnnDestroy(J.dnn);
+    cl_timer_destroy(J.timer);
+    memset(&J, 0, sizeof J);
+}
+
+int cl_judge_gpu(void)
+{
+    return J.gpu;
+}
+
+cudaStream_t cl_judge_stream(void)
+{
+    return J.s;
+}
+
+void cl_judge_flush_l2(void)
+{
+    if (J.gpu)
+        CUDA_CHECK(cl_timer_flush_l2(J.timer));
+}
+
+void *cl_judge_cublas(void)
+{
+    if (!J.blas) {
+        CUBLAS_CHECK(cublasCreate(&J.blas));
+        CUBLAS_CHECK(cublasSetMathMode(J.blas, CUBLAS_DEFAULT_MATH));
+    }
+    return J.blas;
+}
+
+void *cl_judge_cudnn(void)
+{
+    if (!J.dnn)
+        CUDNN_CHECK(cudnnCreate(&J.dnn));
+    return J.dnn;
+}
+
+double cl_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double cl_judge_time(void (*run)(void *ctx), void *ctx)
+{
+    if (!J.gpu) {
+        double t0 = cl_now_s();
+        run(ctx);
+        return (cl_now_s() - t0) * 1e3;
+    }
+    float ms = 0;
+    CUDA_CHECK(cl_timer_flush_l2(J.timer));
+    CUDA_CHECK(cl_gate(CL_GATE_US, J.s));
+    CUDA_CHECK(cudaEventRecord(J.e0, J.s));
+    run(ctx);
+    CUDA_CHECK(cudaEventRecord(J.e1, J.s));
+    CUDA_CHECK(cudaEventSynchronize(J.e1));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, J.e0, J.e1));
+    return ms;
+}
+
+void *cl_judge_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (J.gpu)
+        CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    else
+        p = cl_xcalloc(1, bytes ? bytes : 1);
+    return p;
+}
+
+void cl_judge_free(void *p)
+{
+    if (!p)
+        return;
+    if (J.gpu)
+        CUDA_CHECK(cudaFree(p));
+    else
+        free(p);
+}
+
+void cl_mem_set(void *p, int v, size_t n)
+{
+    if (!n)
+        return;
+    if (J.gpu)
+        CUDA_CHECK(cudaMemsetAsync(p, v, n, J.s));
+    else
+        memset(p, v, n);
+}
+
+void cl_mem_copy(void *dst, const void *src, size_t n)
+{
+    if (!n)
+        return;
+    if (J.gpu)
+        CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, J.s));
+    else
+        memcpy(dst, src, n);
+}
+
+void cl_mem_sync(void)
+{
+    if (J.gpu)
+        CUDA_CHECK(cudaStreamSynchronize(J.s));
+}
+
+void cl_mem_read(void *dst, const void *src, size_t n)
+{
+    if (!n)
+        return;
+    if (J.gpu)
+        CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
+    else
+        memcpy(dst, src, n);
+}
+
+uint64_t cl_private_random(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v)
+        v = (uint64_t)(cl_now_s() * 1e9) * 2654435761u ^ (uint64_t)getpid();
+    return v;
+}

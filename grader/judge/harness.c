@@ -1,0 +1,935 @@
+/* harness.c: the case protocol, run by the judge (see harness.h). */
+#define _GNU_SOURCE
+#include "judge/harness.h"
+
+#include "errcheck.h"
+#include "guard.h"
+#include "judge/case.h"
+#include "judge/judge_gpu.h"
+#include "judge/measure.h"
+#include "judge/trace.h"
+#include "protocol/gate.h"
+#include "rng.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HELLO_TIMEOUT_S 120.0 /* CUDA start-up in a fresh runner */
+#define DRY_RUNS        12    /* empty frames timed before loading */
+#define WARMUPS         2     /* checked, untimed calls before timing */
+#define MIN_SAMPLES     10
+#define MAX_SAMPLES     200
+#define MAX_TOTAL_MS    2000.0
+#define STABLE_REL      0.01
+#define SPOT_CHECKS     2 /* timed calls checked on the CPU, at random */
+#define TRACE_SPOTS     2 /* timed calls traced at random (not timed) */
+/* unexplained time allowed per call, in the lower quartile of the calls:
+ * on an H200 honest references showed at most 0.06 ms (0.28 ms at 5 ms
+ * calls), with spikes of 0.2-0.5 ms in a quarter of the calls (the OS,
+ * the GPU's time slices); a submission that hides work after its timed
+ * window shows it in every call */
+#define ALLOW_ABS_MS  0.10
+#define ALLOW_REL     0.15
+#define WORKSPACE_CAP ((uint64_t)16 << 30)
+
+/* ---- the case's seeds ------------------------------------------------------
+ */
+
+/* the check round replays from the seed; the calls after it (warm-ups,
+ * timed calls) also take the case's private salt, which the runner never
+ * sees: the seed has 10^9 values, found by search from the first call's
+ * inputs in about a second, and from it every later input would be known
+ * in advance (answers computed while nothing is timed, then copied) */
+uint64_t cl_case_seed(const struct case_run *k, int call)
+{
+    if (call < k->plan.check_calls)
+        return k->o->seed;
+    return cl_mix64(k->o->seed ^ k->salt ^
+                    cl_mix64(0x9e3779b97f4a7c15ULL * (uint64_t)(k->index + 1) +
+                             (uint64_t)call));
+}
+
+/* ---- verdicts ---------------------------------------------------------------
+ */
+
+static int fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    k->r->status = st;
+    vsnprintf(k->r->msg, sizeof k->r->msg, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+static const char *error_hint(int e)
+{
+    switch (e) {
+    case cudaErrorInvalidConfiguration:
+        return "launch configuration out of range: zero blocks, more than "
+               "1024 threads per block, or too much shared memory";
+    case cudaErrorIllegalAddress:
+        return "a kernel read or wrote outside its memory: check the bounds "
+               "test and the index arithmetic";
+    case cudaErrorMisalignedAddress:
+        return "a vector load or store on a pointer that is not aligned "
+               "to its width";
+    case cudaErrorLaunchOutOfResources:
+        return "too many registers or threads per block for this launch";
+    case cudaErrorAssert: return "a device-side assert failed";
+    default: return "see the CUDA documentation for this error";
+    }
+}
+
+/* the runner is gone or silent: say so in the result */
+static int runner_lost(struct case_run *k, int talk_rc, const char *during)
+{
+    char why[512] = "";
+    int sigsys = 0;
+    if (talk_rc == TALK_TIMEOUT) {
+        cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_TIMEOUT,
+                    "no result after %g s%s: the kernel hangs or is far "
+                    "too slow (an infinite loop, or a barrier not every "
+                    "thread reaches?)",
+                    k->limit_s, during);
+    }
+    if (talk_rc == TALK_NO_PAUSE) {
+        cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_CRASH,
+                    "the process running your code could not be paused "
+                    "within %.0f s after its reply%s (a thread stuck in the "
+                    "kernel?)",
+                    CL_PAUSE_WAIT_S, during);
+    }
+    if (talk_rc == TALK_BAD) { /* killed here: not a crash of its own */
+        cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_FORBIDDEN,
+                    "the grader got a reply the runner did not send%s: "
+                    "your code wrote to the grader's socket",
+                    during);
+    }
+    cl_runner_reap(&k->rn, 1, why, sizeof why, &sigsys);
+    k->runner_dead = 1;
+    return fail(k, sigsys ? CL_ST_FORBIDDEN : CL_ST_CRASH, "%s%s", why, during);
+}
+
+/* forbidden libraries, or the grader's own references, mapped into the
+ * runner (read by the kernel, not the runner): 1 when one is */
+static int maps_check(struct case_run *k)
+{
+    char hit[512] = "";
+    switch (cl_runner_maps(&k->rn, k->lab->caps, hit, sizeof hit)) {
+    case CL_MAPS_OWN:
+        return fail(k, CL_ST_FORBIDDEN,
+                    "a file of the grader's own references was loaded into "
+                    "the process running your code (%s): the work must be "
+                    "your own",
+                    hit);
+    case CL_MAPS_LIBRARY:
+        return fail(k, CL_ST_FORBIDDEN,
+                    "a library this lab forbids was loaded into the process "
+                    "running your code (%s): the work must be your own "
+                    "kernels",
+                    hit);
+    default: return 0;
+    }
+}
+
+/* ---- the runner's start, buffers and submission ----------------------------
+ */
+
+static int start_runner(struct case_run *k)
+{
+    char why[512] = "";
+    struct cl_runner_spec sp = {
+        .exe = k->o->runner,
+        .lab_id = k->lab->id,
+        .cpu_lab = !k->lab->needs_gpu,
+        .tool_mode = k->o->tool_mode,
+        .no_trace = k->o->no_trace,
+        .limit_s = k->limit_s,
+        .submission_fd = k->o->submission_fd,
+    };
+    if (cl_runner_spawn(&k->rn, &sp, why, sizeof why) != 0)
+        return fail(k, CL_ST_INTERNAL, "%s", why);
+    int rc = cl_runner_hello(&k->rn, HELLO_TIMEOUT_S);
+    if (rc != TALK_OK) {
+        cl_runner_reap(&k->rn, 1, why, sizeof why, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_INTERNAL, "the runner did not start (%s)",
+                    rc == TALK_TIMEOUT ? "timed out"
+                    : why[0]           ? why
+                                       : "no answer");
+    }
+    k->r->sandbox = k->rn.hello.sandboxed;
+    k->r->runner_uid = k->rn.hello.uid;
+    if (!k->rn.hello.ok) {
+        cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
+        k->runner_dead = 1;
+        return fail(k, CL_ST_INTERNAL, "%s", k->rn.hello.why);
+    }
+    if (k->rn.hello.sandbox[0])
+        fprintf(stderr, "grade: runner sandbox: %s\n", k->rn.hello.sandbox);
+    return 0;
+}
+
+/* GPU: have the runner allocate the planned buffers not yet allocated
+ * (the workspace comes later), and map them here */
+static int alloc_buffers(struct case_run *k, int asked)
+{
+    struct cl_map *m = &k->wire.map, *got = &k->wire.got;
+    memset(m, 0, sizeof *m);
+    m->total = k->plan.nbuf;
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        const struct cl_buf_plan *p = &k->plan.buf[i];
+        struct cl_gbuf *b = &k->hb[i];
+        if (b->mapped || p->ask != asked)
+            continue;
+        struct cl_map_buf *mb = &m->b[m->n++];
+        mb->index = i;
+        mb->alloc = b->alloc;
+        mb->at = b->at;
+        mb->bytes = b->bytes;
+        b->mapped = 1;
+    }
+    if (!m->n)
+        return 0;
+    int rc = cl_runner_talk(&k->rn, J_ALLOC, m, sizeof *m, NULL, 0, R_ALLOCATED,
+                            got, sizeof *got, 120.0);
+    if (rc != TALK_OK)
+        return runner_lost(k, rc, " while allocating the buffers");
+    if (got->n != m->n)
+        return fail(k, CL_ST_INTERNAL,
+                    "the runner could not allocate the case's buffers (out of "
+                    "GPU memory?)");
+    for (int j = 0; j < got->n; j++) {
+        int i = m->b[j].index; /* ours, not the reply's */
+        enum cl_role role = k->plan.buf[i].role;
+        cl_gbuf_import(&k->hb[i], got->b[j].handle,
+                       role == CL_IN || role == CL_STATE);
+    }
+    cl_mem_sync();
+    return 0;
+}
+
+/* the CPU lab: send the buffers that are allocated and not yet mapped */
+static int map_buffers(struct case_run *k)
+{
+    struct cl_map *m = &k->wire.map;
+    struct cl_reply *rep = &k->wire.rep;
+    int fds[CL_MAX_BUFS];
+    memset(m, 0, sizeof *m);
+    m->total = k->plan.nbuf;
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        struct cl_gbuf *b = &k->hb[i];
+        if (!b->base || b->mapped)
+            continue;
+        struct cl_map_buf *mb = &m->b[m->n];
+        mb->index = i;
+        mb->alloc = b->alloc;
+        mb->at = b->at;
+        mb->bytes = b->bytes;
+        fds[m->n++] = b->fd;
+        b->mapped = 1;
+    }
+    if (!m->n)
+        return 0;
+    int rc = cl_runner_talk(&k->rn, J_MAP, m, sizeof *m, fds, m->n, R_MAPPED,
+                            rep, sizeof *rep, 60.0);
+    if (rc != TALK_OK)
+        return runner_lost(k, rc, " while mapping the buffers");
+    if (!rep->ok)
+        return fail(k, CL_ST_INTERNAL,
+                    "the runner could not map the buffers: %.400s", rep->why);
+    return 0;
+}
+
+/* the buffers the runner does not have yet: allocated by it (GPU) or
+ * sent to it (the CPU lab) */
+static int share_buffers(struct case_run *k, int asked)
+{
+    return cl_judge_gpu() ? alloc_buffers(k, asked) : map_buffers(k);
+}
+
+static void call_cmd(struct case_run *k, struct cl_call_cmd *c, int call,
+                     int gate, int trace)
+{
+    memset(c, 0, sizeof *c);
+    c->gate_us = cl_judge_gpu() ? gate : 0;
+    c->profile = k->o->profile;
+    c->trace = trace && !k->o->no_trace;
+    c->arg_len = (int32_t)k->lab->arg_size;
+    c->tag = call + 1;
+    memcpy(c->arg, k->arg, k->lab->arg_size);
+}
+
+/* empty frames before the student's code is loaded: the wall time of one */
+static int dry_runs(struct case_run *k)
+{
+    struct cl_call_cmd *c = &k->wire.cmd;
+    struct cl_reply *rep = &k->wire.rep;
+    double w[DRY_RUNS];
+    call_cmd(k, c, 0, CL_GATE_US, 0);
+    for (int i = 0; i < DRY_RUNS; i++) {
+        /* resumed and paused around it like a call (cl_runner_talk()) */
+        int rc = cl_runner_talk(&k->rn, J_DRY, c, sizeof *c, NULL, 0, R_CALL,
+                                rep, sizeof *rep, 30.0);
+        w[i] = k->rn.wall_ms;
+        if (rc != TALK_OK)
+            return runner_lost(k, rc, " (the runner's own frame)");
+        if (!rep->ok || rep->cuda_err)
+            return fail(k, CL_ST_INTERNAL, "the runner's frame failed: %.400s",
+                        rep->why);
+    }
+    struct cl_stats st;
+    cl_stats_compute(w, DRY_RUNS, &st);
+    k->dry_ms = st.median;
+    return 0;
+}
+
+static int load_submission(struct case_run *k)
+{
+    struct cl_reply *rep = &k->wire.rep;
+    int rc = cl_runner_talk(&k->rn, J_LOAD, NULL, 0, NULL, 0, R_LOADED, rep,
+                            sizeof *rep, k->limit_s);
+    if (rc != TALK_OK) {
+        runner_lost(k, rc,
+                    " while loading (in a constructor or static "
+                    "initialiser of your code?)");
+        k->r->load_failed = 1;
+        return 1;
+    }
+    if (!rep->ok) {
+        rep->why[sizeof rep->why - 1] = '\0';
+        k->r->load_failed = 1;
+        return fail(k, CL_ST_CRASH, "%s", rep->why);
+    }
+    return maps_check(k);
+}
+
+/* the workspace the student asks for, allocated and mapped */
+static int ask_workspace(struct case_run *k)
+{
+    struct cl_call_cmd *c = &k->wire.cmd;
+    struct cl_reply *rep = &k->wire.rep;
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        if (!k->plan.buf[i].ask)
+            continue;
+        call_cmd(k, c, 0, 0, 0);
+        int rc = cl_runner_talk(&k->rn, J_QUERY, c, sizeof *c, NULL, 0, R_QUERY,
+                                rep, sizeof *rep, k->limit_s);
+        if (rc != TALK_OK)
+            return runner_lost(k, rc, " in your workspace-size function");
+        if (!rep->ok)
+            return fail(k, CL_ST_INTERNAL, "%.400s", rep->why);
+        if (rep->cuda_err)
+            return fail(k, CL_ST_CUDA,
+                        "CUDA error in your workspace-size function: %.60s "
+                        "(%.300s)",
+                        rep->err_name, rep->why);
+        if (rep->value > WORKSPACE_CAP)
+            return fail(k, CL_ST_WRONG,
+                        "your workspace-size function asked for %llu bytes; "
+                        "the grader gives at most %llu",
+                        (unsigned long long)rep->value,
+                        (unsigned long long)WORKSPACE_CAP);
+        size_t bytes = (size_t)rep->value;
+        k->plan.buf[i].count = (bytes + 3) / 4;
+        if (cl_judge_gpu())
+            cl_gbuf_size(&k->hb[i], bytes, k->plan.buf[i].offset);
+        else
+            cl_gbuf_alloc(&k->hb[i], bytes, k->plan.buf[i].offset);
+    }
+    return share_buffers(k, 1);
+}
+
+/* ---- the baseline -----------------------------------------------------------
+ */
+
+static int base_count(const struct case_run *k)
+{
+    return k->base ? k->base->count : 0;
+}
+
+static int base_create(struct case_run *k)
+{
+    if (!k->base)
+        return 0;
+    if (k->base->count < 1 || k->base->count > CL_MAX_BASELINES)
+        return fail(k, CL_ST_INTERNAL,
+                    "the lab has %d baselines; the grader takes 1 to %d",
+                    k->base->count, CL_MAX_BASELINES);
+    char why[512] = "";
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        k->in_ptrs[i] = k->hb[i].native ? k->hb[i].native : k->hb[i].ptr;
+        const struct cl_buf_plan *p = &k->plan.buf[i];
+        if (p->role == CL_OUT || p->role == CL_STATE) {
+            if (!k->hb[i].mirror)
+                k->hb[i].mirror = cl_judge_alloc(k->hb[i].bytes);
+            k->out_ptrs[i] = k->hb[i].mirror;
+        }
+    }
+    struct cl_base_ctx b = {k->arg, &k->plan, k->o->data, k->in_ptrs,
+                            k->out_ptrs};
+    k->base_st = k->base->create(&b, why, sizeof why);
+    if (!k->base_st)
+        return fail(k, CL_ST_INTERNAL, "baseline: %.900s", why);
+    int any = 0;
+    for (int i = 0; i < base_count(k); i++) {
+        k->base_ok[i] =
+            !k->base->usable || k->base->usable(k->base_st, i, why, sizeof why);
+        any |= k->base_ok[i];
+    }
+    if (!any)
+        return fail(k, CL_ST_INTERNAL, "baseline: %.900s", why);
+    return 0;
+}
+
+static int base_run(struct case_run *k, int i)
+{
+    int st = k->base->run(k->base_st, i, cl_judge_stream());
+    if (st != 0)
+        return fail(k, CL_ST_INTERNAL, "baseline %s refused to run (status %d)",
+                    k->base->name(k->base_st, i), st);
+    return 0;
+}
+
+static int first_base(const struct case_run *k)
+{
+    for (int i = 0; i < base_count(k); i++)
+        if (k->base_ok[i])
+            return i;
+    return -1;
+}
+
+/* ---- a call -----------------------------------------------------------------
+ */
+
+/* what one call measured */
+struct shot {
+    double span_ms; /* the student's, in the runner */
+    double wall_ms; /* the judge's clock around the command */
+    double base_ms[CL_MAX_BASELINES];
+    double copy_ms, stream_ms; /* the ceiling's two copies */
+    struct cl_trace trace;
+};
+
+/* what the judge times: a baseline, or one of the ceiling's copies */
+struct timed_base {
+    struct case_run *k;
+    int which; /* baseline index */
+};
+
+static void run_base(void *ctx)
+{
+    struct timed_base *t = ctx;
+    base_run(t->k, t->which);
+}
+
+/* the ceiling: copy half the case's bytes, by the runtime or by the
+ * judge's own streaming kernel */
+struct timed_copy {
+    const struct cl_gbuf *buf;
+    size_t bytes;
+    int streaming;
+};
+
+static void run_copy(void *ctx)
+{
+    const struct timed_copy *t = ctx;
+    if (t->streaming)
+        cl_stream_copy(t->buf->mirror, t->buf->ptr, t->bytes,
+                       cl_judge_stream());
+    else
+        CUDA_CHECK(cudaMemcpyAsync(t->buf->mirror, t->buf->ptr, t->bytes,
+                                   cudaMemcpyDeviceToDevice,
+                                   cl_judge_stream()));
+}
+
+/* what the baseline does on a call */
+enum { BASE_IF_PLANNED, BASE_UNTIMED, BASE_TIMED };
+
+/* how one call is made (one_call()) */
+struct call_plan {
+    int call;             /* its number in the case */
+    int mode;             /* BASE_* */
+    int cpu_check;        /* check it against the CPU reference too */
+    int trace;            /* record its launches (slows them: not timed) */
+    const char *when;     /* prefix of its messages */
+    struct cl_gbuf *ceil; /* the ceiling's buffer, when timed */
+};
+
+/* the judge's half of a call: inputs, poison, baselines (timed or not) */
+static int prepare_call(struct case_run *k, const struct call_plan *cp,
+                        struct shot *sh)
+{
+    int call = cp->call;
+    struct cl_fill_ctx fc = {k->hb, NULL, &k->plan, k->o->data};
+    cl_fill_run(k->lab, k->arg, &k->plan, &fc, cl_case_seed(k, call), call,
+                call == 0);
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        struct cl_gbuf *b = &k->hb[i];
+        enum cl_role role = k->plan.buf[i].role;
+        if (role == CL_OUT)
+            cl_mem_set(b->ptr, CL_POISON, b->bytes);
+        /* what the judge filled, into the runner's buffer */
+        if (b->native && (role == CL_IN || (role == CL_STATE && call == 0)))
+            cl_mem_copy(b->ptr, b->native, b->bytes);
+        if (role == CL_STATE && call == 0 && b->mirror)
+            cl_mem_copy(b->mirror, b->native ? b->native : b->ptr, b->bytes);
+    }
+    if (k->base && k->base->prepare)
+        k->base->prepare(k->base_st, call);
+    k->base_ran = 0;
+    if (k->base && (cp->mode != BASE_IF_PLANNED || k->plan.versus)) {
+        for (int i = 0; i < base_count(k); i++) {
+            if (!k->base_ok[i] || (cp->mode != BASE_TIMED && k->base_ran))
+                continue;
+            if (cp->mode == BASE_TIMED) {
+                struct timed_base t = {k, i};
+                sh->base_ms[i] = cl_judge_time(run_base, &t);
+            } else if (base_run(k, i)) {
+                return 1;
+            }
+            k->base_ran = 1;
+            if (k->has_state)
+                break; /* state moves once per call */
+        }
+    }
+    if (cp->mode == BASE_TIMED && cl_judge_gpu() && cp->ceil &&
+        cp->ceil->base) {
+        struct timed_copy t = {cp->ceil, (size_t)(k->plan.ceil_bytes / 2), 0};
+        sh->copy_ms = cl_judge_time(run_copy, &t);
+        t.streaming = 1;
+        sh->stream_ms = cl_judge_time(run_copy, &t);
+    }
+    if (cl_judge_gpu()) {
+        cl_judge_flush_l2();
+        /* all of the judge's work, on any stream, done before the call */
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    return 0;
+}
+
+/* the check of a call that came back: guards, trace, libraries */
+static int after_call(struct case_run *k, const struct cl_reply *rep,
+                      struct shot *sh, int timing)
+{
+    if (!rep->ok)
+        return fail(k, CL_ST_INTERNAL, "%.400s", rep->why);
+    if (rep->cuda_err) {
+        char name[64];
+        snprintf(name, sizeof name, "%s", rep->err_name);
+        return fail(k, CL_ST_CUDA,
+                    "CUDA error in your call: %.60s (%.300s): %s", name,
+                    rep->why, error_hint(rep->cuda_err));
+    }
+    sh->span_ms =
+        isfinite(rep->span_ms) && rep->span_ms >= 0 ? rep->span_ms : -1;
+    sh->trace = rep->trace;
+    sh->trace.n = sh->trace.n < 0              ? 0
+                  : sh->trace.n > CL_TRACE_MAX ? CL_TRACE_MAX
+                                               : sh->trace.n;
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        struct cl_guard_report g;
+        if (!cl_gbuf_guards(&k->hb[i], &g))
+            continue;
+        k->r->status = CL_ST_OOB;
+        cl_guard_describe(&g, k->plan.buf[i].name, 4, k->r->msg,
+                          sizeof k->r->msg);
+        return 1;
+    }
+    if (maps_check(k))
+        return 1;
+    char why[512];
+    enum cl_trace_rule rule = cl_trace_verdict(
+        &sh->trace, sh->span_ms, cl_caps_forbidden_prefixes(k->lab->caps), why,
+        sizeof why);
+    if (rule == CL_TRACE_OFF_STREAM || rule == CL_TRACE_LIBRARY)
+        return fail(k, CL_ST_FORBIDDEN, "%s", why);
+    if (rule == CL_TRACE_UNTIMED && (timing || k->timing_case)) {
+        k->r->status = CL_ST_UNCONFIRMED;
+        snprintf(k->r->msg, sizeof k->r->msg, "%s", why);
+    }
+    return 0;
+}
+
+/* the student's outputs against the CPU reference and the baseline */
+static int verify_call(struct case_run *k, int call, int cpu, const char *when)
+{
+    int wrong = 0;
+    if (cpu && k->lab->check) {
+        struct cl_check ck;
+        cl_check_init(k, &ck, call, when, k->r);
+        wrong = k->lab->check(&ck);
+        cl_case_forget_outputs(k);
+        if (wrong && first_base(k) >= 0) {
+            /* is the reference right? the baseline says */
+            struct cl_result br = *k->r;
+            br.status = CL_ST_PASS;
+            struct cl_check bk;
+            cl_check_init(k, &bk, call, when, &br);
+            k->outputs_from_mirror = 1;
+            int base_wrong = k->lab->check(&bk);
+            k->outputs_from_mirror = 0;
+            cl_case_forget_outputs(k);
+            size_t at = strlen(k->r->msg);
+            const char *name = k->base->name(k->base_st, first_base(k));
+            if (!base_wrong)
+                snprintf(k->r->msg + at, sizeof k->r->msg - at,
+                         " (%s%s%s on the same inputs matches the reference)",
+                         k->lab->baseline,
+                         strcmp(name, k->lab->baseline) ? " " : "",
+                         strcmp(name, k->lab->baseline) ? name : "");
+        }
+        cl_case_forget_inputs(k);
+        if (wrong)
+            return 1;
+    }
+    if (!k->base_ran)
+        return 0;
+    struct cl_vs v;
+    cl_check_init(k, &v.ck, call, when, k->r);
+    v.scale = 2.0;
+    wrong = k->lab->versus ? k->lab->versus(&v) : cl_vs_default(&v, NULL, NULL);
+    cl_case_forget_outputs(k);
+    cl_case_forget_inputs(k);
+    return wrong;
+}
+
+/* the baselines' own check against the CPU reference (the check call):
+ * the one that ran for the call, and when timing every other one too */
+static int verify_baselines(struct case_run *k, int call, int timing)
+{
+    if (!k->base || !k->lab->check || (!timing && !k->plan.versus))
+        return 0;
+    for (int i = 0; i < base_count(k); i++) {
+        if (!k->base_ok[i])
+            continue;
+        if (!k->base_ran || i != first_base(k)) {
+            if (k->has_state)
+                break; /* the state moved on: the first one stands */
+            if (base_run(k, i))
+                return 1;
+            cl_mem_sync();
+        }
+        struct cl_result br;
+        memset(&br, 0, sizeof br);
+        struct cl_check bk;
+        cl_check_init(k, &bk, call, "", &br);
+        k->outputs_from_mirror = 1;
+        int wrong = k->lab->check(&bk);
+        k->outputs_from_mirror = 0;
+        cl_case_forget_outputs(k);
+        cl_case_forget_inputs(k);
+        if (wrong)
+            return fail(k, CL_ST_INTERNAL, "baseline %s is wrong: %.800s",
+                        k->base->name(k->base_st, i), br.msg);
+        if (!timing)
+            break;
+    }
+    return 0;
+}
+
+/* STATE buffers follow the baseline's state into the next call */
+static void resync_state(struct case_run *k)
+{
+    for (int i = 0; i < k->plan.nbuf; i++)
+        if (k->plan.buf[i].role == CL_STATE && k->hb[i].mirror)
+            cl_mem_copy(k->hb[i].ptr, k->hb[i].mirror, k->hb[i].bytes);
+    cl_mem_sync();
+}
+
+/* one call, start to end: 0 when it passed every check */
+static int one_call(struct case_run *k, const struct call_plan *cp,
+                    struct shot *sh)
+{
+    struct cl_call_cmd *c = &k->wire.cmd;
+    struct cl_reply *rep = &k->wire.rep;
+    int timing = cp->mode == BASE_TIMED;
+    memset(sh, 0, sizeof *sh);
+    if (prepare_call(k, cp, sh))
+        return 1;
+    if (timing) {
+        /* one empty frame first: it takes the GPU back from the judge's
+         * context, so that the call's own frame is what dry_runs() timed */
+        call_cmd(k, c, cp->call, CL_GATE_US, 0);
+        int drc = cl_runner_talk(&k->rn, J_DRY, c, sizeof *c, NULL, 0, R_CALL,
+                                 rep, sizeof *rep, 30.0);
+        if (drc != TALK_OK)
+            return runner_lost(k, drc, " (the runner's own frame)");
+    }
+    call_cmd(k, c, cp->call, CL_GATE_US, cp->trace);
+    int rc = cl_runner_talk(&k->rn, J_CALL, c, sizeof *c, NULL, 0, R_CALL, rep,
+                            sizeof *rep, k->limit_s);
+    sh->wall_ms = k->rn.wall_ms; /* and its work after the reply */
+    if (rc != TALK_OK)
+        return runner_lost(k, rc, "");
+    if (after_call(k, rep, sh, timing))
+        return 1;
+    if (verify_call(k, cp->call, cp->cpu_check, cp->when))
+        return 1;
+    if (k->has_state)
+        resync_state(k);
+    return 0;
+}
+
+/* ---- timing -----------------------------------------------------------------
+ */
+
+static void describe_baselines(struct case_run *k, struct cl_series *bs,
+                               int best)
+{
+    if (base_count(k) < 2)
+        return;
+    char *msg = k->r->msg;
+    size_t cap = sizeof k->r->msg, len = 0;
+    int n = snprintf(msg, cap, "%s:", k->lab->baseline);
+    len = n > 0 ? (size_t)n : 0;
+    for (int i = 0; i < base_count(k) && len < cap; i++) {
+        const char *name = k->base->name(k->base_st, i);
+        if (k->base_ok[i])
+            n = snprintf(msg + len, cap - len, " %s %.4f ms%s;", name,
+                         cl_series_median(&bs[i]), i == best ? " (best)" : "");
+        else
+            n = snprintf(msg + len, cap - len, " %s unsupported;", name);
+        len += n > 0 ? (size_t)n : 0;
+    }
+    if (len > 0 && len < cap && msg[len - 1] == ';')
+        msg[len - 1] = '\0';
+}
+
+static void time_case(struct case_run *k)
+{
+    struct cl_result *r = k->r;
+    int gpu = cl_judge_gpu();
+    struct cl_gbuf ceil;
+    memset(&ceil, 0, sizeof ceil);
+    if (k->plan.ceil_bytes > 0 && gpu) {
+        size_t bytes = (size_t)(k->plan.ceil_bytes / 2);
+        ceil.base = cl_judge_alloc(bytes);
+        cl_mem_set(ceil.base, 1, bytes);
+        ceil.ptr = ceil.base;
+        ceil.mirror = cl_judge_alloc(bytes);
+    }
+    /* every call of the loop below pushes its baselines and ceilings, the
+     * traced ones too: room for all of them */
+    int cap = MAX_SAMPLES + TRACE_SPOTS;
+    struct cl_series stu = cl_series_make(cap), un = cl_series_make(cap);
+    struct cl_series cp = cl_series_make(cap), sc = cl_series_make(cap);
+    struct cl_series bs[CL_MAX_BASELINES];
+    for (int i = 0; i < CL_MAX_BASELINES; i++)
+        bs[i] = cl_series_make(cap);
+    int call = k->plan.check_calls;
+    struct shot sh;
+    /* warm-ups: checked like every call, not timed */
+    for (int w = 0; w < WARMUPS; w++, call++) {
+        struct call_plan p = {call, BASE_UNTIMED,       0,
+                              1,    "during warm-up: ", NULL};
+        if (one_call(k, &p, &sh))
+            goto out;
+    }
+    int spots_left = SPOT_CHECKS, traces_left = TRACE_SPOTS, untimed = 0;
+    double total = 0;
+    uint64_t dice = cl_private_random();
+    for (int n = 0; n < MAX_SAMPLES + TRACE_SPOTS; n++, call++) {
+        dice = cl_mix64(dice + (uint64_t)n);
+        int spot = spots_left > 0 && (dice % 6 == 0 || n == MIN_SAMPLES - 1);
+        int traced = traces_left > 0 && n > 0 &&
+                     ((dice >> 8) % 5 == 0 || n == MIN_SAMPLES + 1);
+        spots_left -= spot;
+        traces_left -= traced;
+        struct call_plan p = {call,   BASE_TIMED,       spot && !k->has_state,
+                              traced, "after timing: ", &ceil};
+        if (one_call(k, &p, &sh))
+            goto out;
+        if (r->status == CL_ST_UNCONFIRMED)
+            untimed = 1;
+        for (int i = 0; i < CL_MAX_BASELINES; i++)
+            cl_series_push(&bs[i], sh.base_ms[i]);
+        cl_series_push(&cp, sh.copy_ms);
+        cl_series_push(&sc, sh.stream_ms);
+        if (traced) { /* its launches were slowed by the trace */
+            r->trace = sh.trace;
+            continue;
+        }
+        cl_series_push(&stu, sh.span_ms);
+        if (un.n < un.cap)
+            un.v[un.n++] = sh.wall_ms - k->dry_ms - sh.span_ms;
+        total += sh.span_ms + sh.base_ms[0];
+        int settled = stu.n >= MIN_SAMPLES &&
+                      cl_series_settled(&stu, MIN_SAMPLES, STABLE_REL) &&
+                      !traces_left;
+        for (int i = 0; i < CL_MAX_BASELINES && settled; i++)
+            settled = cl_series_settled(&bs[i], MIN_SAMPLES, STABLE_REL);
+        if (settled || total > MAX_TOTAL_MS || stu.n >= MAX_SAMPLES)
+            break;
+    }
+    /* the figures */
+    struct cl_stats st;
+    cl_stats_compute(stu.v, stu.n, &st);
+    r->timed = stu.n > 0;
+    r->samples = stu.n;
+    r->t_ms = st.median;
+    r->t_spread = st.spread;
+    r->work = k->plan.work;
+    int best = -1;
+    for (int i = 0; i < CL_MAX_BASELINES; i++)
+        if (bs[i].n && (best < 0 ||
+                        cl_series_median(&bs[i]) < cl_series_median(&bs[best])))
+            best = i;
+    r->base_ms = best >= 0 ? cl_series_median(&bs[best]) : 0;
+    double c1 = cl_series_median(&cp), c2 = cl_series_median(&sc);
+    r->ceil_ms = c1 > 0 && (c2 <= 0 || c1 < c2) ? c1 : c2;
+    r->ceil_work = r->ceil_ms > 0 ? k->plan.ceil_bytes : 0;
+    r->unexplained_ms = cl_series_quantile(&un, 0.25);
+    if (r->status == CL_ST_PASS)
+        describe_baselines(k, bs, best);
+    /* the student's time, confirmed by the judge's own clock */
+    if (r->status == CL_ST_PASS && !k->o->tool_mode &&
+        r->unexplained_ms > ALLOW_ABS_MS &&
+        r->unexplained_ms > ALLOW_REL * r->t_ms) {
+        r->status = CL_ST_UNCONFIRMED;
+        snprintf(r->msg, sizeof r->msg,
+                 "the time could not be confirmed: the grader's own clock "
+                 "saw %.4f ms per call that the timed window does not "
+                 "account for (work left running after your function "
+                 "returned?)",
+                 r->unexplained_ms);
+    }
+    if (untimed && r->status == CL_ST_PASS)
+        r->status = CL_ST_UNCONFIRMED;
+    if (k->o->gpu && r->status == CL_ST_PASS && r->t_ms > 0) {
+        double floor = cl_floor_ms(k->lab->metric, r->work, k->o->gpu);
+        if (floor > 0 && r->t_ms < floor) {
+            r->status = CL_ST_TOO_FAST;
+            snprintf(r->msg, sizeof r->msg,
+                     "measured %.4f ms, below the physical floor of %.4f ms "
+                     "for this much work: the timing is not trustworthy",
+                     r->t_ms, floor);
+        }
+    }
+out:
+    cl_series_free(&stu);
+    cl_series_free(&un);
+    cl_series_free(&cp);
+    cl_series_free(&sc);
+    for (int i = 0; i < CL_MAX_BASELINES; i++)
+        cl_series_free(&bs[i]);
+    if (ceil.base && !k->device_broken) {
+        cl_judge_free(ceil.base);
+        cl_judge_free(ceil.mirror);
+    }
+}
+
+/* ---- the case ---------------------------------------------------------------
+ */
+
+static void finish_runner(struct case_run *k)
+{
+    if (k->rn.pid > 0 && !k->runner_dead)
+        cl_msg_send(k->rn.sock, J_EXIT, ++k->rn.seq, NULL, 0, NULL, 0);
+    /* nothing of it may outlive the case: its whole session goes */
+    cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
+}
+
+/* the plan of case @p index bound to the lab's data, its buffers sized
+ * (GPU: the runner allocates them once it is up) or allocated (CPU) */
+static int plan_case(struct case_run *k)
+{
+    const struct cl_lab *lab = k->lab;
+    if (lab->arg_size > CL_ARG_MAX)
+        return fail(k, CL_ST_INTERNAL, "case struct too large");
+    memcpy(k->arg, k->c->arg, lab->arg_size);
+    if (lab->bind_data && k->o->data)
+        lab->bind_data(k->o->data, k->arg);
+    if (lab->plan(k->arg, &k->plan) != 0)
+        return fail(k, CL_ST_INTERNAL, "no plan for case %s", k->c->name);
+    if (k->plan.check_calls < 1)
+        k->plan.check_calls = 1;
+    if (k->plan.nobase)
+        k->base = NULL;
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        const struct cl_buf_plan *p = &k->plan.buf[i];
+        k->has_state |= p->role == CL_STATE;
+        if (p->ask)
+            continue;
+        if (cl_judge_gpu())
+            cl_gbuf_size(&k->hb[i], p->count * 4, p->offset);
+        else
+            cl_gbuf_alloc(&k->hb[i], p->count * 4, p->offset);
+    }
+    cl_mem_sync();
+    return 0;
+}
+
+void cl_case_run(const struct cl_lab *lab, int index,
+                 const struct cl_case_opts *o, struct cl_result *r)
+{
+    /* a case's state is large (host images, the messages): one, reused */
+    static struct case_run k;
+    memset(&k, 0, sizeof k);
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    r->status = CL_ST_PASS;
+    k.lab = lab;
+    k.index = index;
+    k.c = &lab->cases[index];
+    k.o = o;
+    k.r = r;
+    k.limit_s = o->limit_s;
+    k.base = lab->base;
+    k.salt = cl_private_random();
+    k.rn.sock = k.rn.out = -1;
+    if (plan_case(&k))
+        return;
+    int timing = o->timing && !o->profile;
+    k.timing_case = timing;
+    int ok = !start_runner(&k) && !share_buffers(&k, 0) && !dry_runs(&k) &&
+             !load_submission(&k) && !ask_workspace(&k) && !base_create(&k);
+    struct shot sh;
+    memset(&sh, 0, sizeof sh);
+    for (int call = 0; ok && call < k.plan.check_calls; call++) {
+        int last = call == k.plan.check_calls - 1;
+        struct call_plan p = {call, BASE_IF_PLANNED, last, 1, "", NULL};
+        ok = !one_call(&k, &p, &sh);
+        if (ok && last)
+            ok = !verify_baselines(&k, call, timing);
+    }
+    r->trace = sh.trace;
+    if (ok && timing)
+        time_case(&k);
+    /* the runner's buffers unmapped here before it goes */
+    for (int i = 0; i < k.plan.nbuf; i++)
+        if (k.hb[i].imported) {
+            cudaIpcCloseMemHandle(k.hb[i].base);
+            k.hb[i].imported = 0;
+        }
+    finish_runner(&k);
+    if (k.base_st)
+        k.base->destroy(k.base_st);
+    for (int i = 0; i < k.plan.nbuf; i++)
+        cl_gbuf_free(&k.hb[i], !k.device_broken);
+    cl_case_forget_outputs(&k);
+    cl_case_forget_inputs(&k);
+    if (cl_judge_gpu()) {
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            r->restart = 1; /* the judge's own context is gone */
+            if (r->status == CL_ST_PASS)
+                fail(&k, CL_ST_INTERNAL, "the grader's GPU context failed: %s",
+                     cudaGetErrorString(e));
+        }
+    }
+}

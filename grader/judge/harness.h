@@ -1,0 +1,105 @@
+/**
+ * @file harness.h
+ * @brief The case protocol, in one place, and what a lab spec gives it.
+ *
+ * The judge runs every case in the same order (cl_case_run()):
+ *
+ *  1. plan the buffers (the spec's plan()); allocate each with guard zones;
+ *     start a sandboxed runner for the case and map the buffers into it;
+ *  2. for each call: fill the inputs from the call's seed (the spec's
+ *     fill(), the same function on the device and, for checks, on the
+ *     host), poison the outputs, flush the L2, then ask the runner to make
+ *     the call and read back its time and trace;
+ *  3. check: the runner's end (crash, timeout, CUDA error), every guard
+ *     zone, the libraries mapped into the runner, the trace's rules, every
+ *     output element against the library baseline run by the judge on the
+ *     same inputs (when the lab has one), and, on the check call and on
+ *     timed calls picked at random after they ran, the CPU reference;
+ *  4. for speed cases: after warm-up calls, time the baselines and the
+ *     ceiling in the judge and the student in the runner, one fresh set of
+ *     inputs per call, until the medians settle; confirm the student's
+ *     time against the judge's own clock; reject times under the physical
+ *     floor.
+ *
+ * A spec states data and small functions: a case struct per lab, plan()
+ * and fill() (buffers.h), check() against its CPU reference (refs.h) with
+ * what checks.h gives it, and its baseline(s) (below). Nothing in a spec
+ * times, guards or re-checks. The modules of the protocol: runner_ctl.h
+ * (the runner process), buffers.h, checks.h, measure.h (statistics),
+ * device.h (the judge's GPU).
+ */
+#ifndef CL_JUDGE_HARNESS_H
+#define CL_JUDGE_HARNESS_H
+
+#include "compare.h"
+#include "fatal.h"
+#include "judge/buffers.h"
+#include "judge/checks.h"
+#include "judge/device.h"
+#include "judge/lab.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a baseline sees: the case and the judge's own pointers. */
+struct cl_base_ctx {
+    const void *arg;                /**< the case struct */
+    const struct cl_plan *plan;     /**< its buffers */
+    const struct cl_lab_data *data; /**< the lab's data, or NULL */
+    void *const *in;  /**< the live buffers (inputs and state as the
+                           student sees them), device pointers */
+    void *const *out; /**< the baseline's own outputs and state, one per
+                           CL_OUT/CL_STATE buffer (NULL for the others) */
+};
+
+#define CL_MAX_BASELINES 8 /**< baselines of one lab, at most */
+
+/** A lab's library baseline(s): each is timed; the fastest counts. */
+struct cl_baseline {
+    int count; /**< how many (Lab 5: cuDNN's algorithms), at most
+                    CL_MAX_BASELINES: a case with more is an internal
+                    error */
+    /** Per case; NULL with the reason in @p why (an internal error). */
+    void *(*create)(const struct cl_base_ctx *b, char *why, size_t len);
+    /** The name of baseline @p i for the report. */
+    const char *(*name)(void *st, int i);
+    /** Whether baseline @p i works for this case; why not in @p why. */
+    int (*usable)(void *st, int i, char *why, size_t len);
+    /** After each fill: what the inputs changed (repack weights); may be
+     *  NULL. @p call is the call's number. */
+    void (*prepare)(void *st, int call);
+    /** Run baseline @p i on @p s into the baseline's outputs; 0, or a
+     *  library status when the library refused. */
+    int (*run)(void *st, int i, cudaStream_t s);
+    /** Free what create() made. */
+    void (*destroy)(void *st);
+};
+
+/** How the engine runs one case. */
+struct cl_case_opts {
+    uint64_t seed;      /**< the run's seed */
+    int timing;         /**< time it (speed and bench cases) */
+    int profile;        /**< mark the call for a profiler; no timing */
+    int tool_mode;      /**< sandbox off (profilers, sanitizers) */
+    int no_trace;       /**< no CUPTI trace */
+    int demo;           /**< --demo */
+    double limit_s;     /**< the case's time limit */
+    int submission_fd;  /**< the sealed copy of the submission */
+    const char *runner; /**< the runner executable */
+    const struct cl_gpu_info *gpu;  /**< NULL on the CPU lab */
+    const struct cl_lab_data *data; /**< the lab's data, or NULL */
+};
+
+/** Run case @p index of @p lab in the judge; fills @p r. */
+void cl_case_run(const struct cl_lab *lab, int index,
+                 const struct cl_case_opts *o, struct cl_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_JUDGE_HARNESS_H */

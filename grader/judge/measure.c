@@ -1,0 +1,72 @@
+/* measure.c: the judge's statistics (measure.h). */
+#include "judge/measure.h"
+
+#include "fatal.h"
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cl_series cl_series_make(int cap)
+{
+    struct cl_series s = {cl_xcalloc(cap > 0 ? (size_t)cap : 1, sizeof(double)),
+                          0, cap > 0 ? cap : 0};
+    return s;
+}
+
+void cl_series_free(struct cl_series *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+int cl_series_push(struct cl_series *s, double x)
+{
+    if (!(x > 0) || s->n >= s->cap)
+        return 0;
+    s->v[s->n++] = x;
+    return 1;
+}
+
+double cl_series_median(const struct cl_series *s)
+{
+    struct cl_stats st;
+    return cl_stats_compute(s->v, s->n, &st) == 0 ? st.median : 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cl_series_quantile(const struct cl_series *s, double q)
+{
+    if (!s->n)
+        return 0;
+    double *v = cl_xmalloc((size_t)s->n * sizeof *v);
+    memcpy(v, s->v, (size_t)s->n * sizeof *v);
+    qsort(v, (size_t)s->n, sizeof *v, by_value);
+    double x = cl_quantile_sorted(v, s->n, q);
+    free(v);
+    return x;
+}
+
+int cl_series_settled(const struct cl_series *s, int min, double rel)
+{
+    return s->n < min || cl_stats_stable(s->v, s->n, rel);
+}
+
+double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
+{
+    double rate = 0.0; /* units per second */
+    if (m == CL_METRIC_GBPS) {
+        if (g->bw_theory_gbps > 0)
+            rate = g->bw_theory_gbps * 1e9;
+        else if (g->memcpy_gbps > 0)
+            rate = 1.25 * g->memcpy_gbps * 1e9;
+    } else if (g->sgemm_tflops > 0) {
+        rate = 2.0 * g->sgemm_tflops * 1e12;
+    }
+    return rate > 0 ? work / rate * 1e3 : 0.0;
+}

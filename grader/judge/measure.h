@@ -1,0 +1,59 @@
+/**
+ * @file measure.h
+ * @brief The judge's statistics: series of timed calls, their medians and
+ *        quantiles, when they have settled, and the physical floor.
+ *
+ * Pure functions of numbers: nothing here touches a process or a GPU, so
+ * every rule that turns measurements into a scored time is tested without
+ * one (grader/tests/test_measure.c).
+ */
+#ifndef CL_JUDGE_MEASURE_H
+#define CL_JUDGE_MEASURE_H
+
+#include "gpuinfo.h"
+#include "judge/lab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A series of positive samples (ms), at most @c cap of them. */
+struct cl_series {
+    double *v; /**< the samples, in the order taken */
+    int n;     /**< how many */
+    int cap;   /**< room for */
+};
+
+/** A series with room for @p cap samples; free with cl_series_free(). */
+struct cl_series cl_series_make(int cap);
+
+/** Free the samples of @p s. */
+void cl_series_free(struct cl_series *s);
+
+/** Add @p x when it is positive and there is room; 1 when added. */
+int cl_series_push(struct cl_series *s, double x);
+
+/** The median (0 when empty). */
+double cl_series_median(const struct cl_series *s);
+
+/** Quantile @p q in [0, 1], interpolated (0 when empty). */
+double cl_series_quantile(const struct cl_series *s, double q);
+
+/** Whether the series has settled: fewer than @p min samples count as
+ *  settled (nothing to judge yet); then its median has moved by less than
+ *  @p rel over the last samples (cl_stats_stable()). */
+int cl_series_settled(const struct cl_series *s, int min, double rel);
+
+/**
+ * The least time in ms that @p work (bytes or FLOPs) can take on @p g: work
+ * over the theoretical memory bandwidth (or 1.25x the measured copy rate
+ * when the theory is unknown), or over twice the measured SGEMM rate.
+ * 0 when nothing is known.
+ */
+double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_JUDGE_MEASURE_H */

@@ -1,0 +1,436 @@
+/*
+ * runner.c: cl-runner, the one process that executes a submission.
+ *
+ * The judge starts it for each case, in a session of its own, with an
+ * emptied environment, the socket on fd 3 and a sealed copy of the
+ * submission on fd 4:
+ *
+ *     cl-runner LAB [--uid N --gid N] [--cpu-s S] [--tool] [--no-trace]
+ *
+ * It narrows itself (sandbox.h), starts CUDA and its trace, says hello,
+ * and then does what the judge asks, one message at a time: map the case's
+ * buffers, time empty frames, load the submission under seccomp, ask its
+ * size function, make calls. It holds no input's host copy, no reference
+ * and no verdict: whatever the submission does to this process, it can
+ * only change what this process reports, and the judge checks that.
+ */
+#define _GNU_SOURCE
+#include "protocol/gate.h"
+#include "runner/invoke.h"
+#include "protocol/proto.h"
+#include "runner/sandbox.h"
+#include "runner/trace_cupti.h"
+
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SCRATCH_BYTES (1u << 20) /* host structs a call needs (Lab 4) */
+/* the CPU lab's address space: its buffers (3 x 64 MiB at most) and the
+ * runner's libraries fit many times over; a memory bomb does not */
+#define CPU_LAB_AS  ((unsigned long long)2 << 30)
+#define MAX_ENTRIES 8
+
+static struct {
+    const struct cl_glue *glue;
+    int gpu, trace, tool, strict, sealed;
+    double forge; /* the self-test's stand-in for a tampered runner */
+    void *fn[MAX_ENTRIES];
+    void *buf[CL_MAX_BUFS];
+    size_t bytes[CL_MAX_BUFS];
+    int nbuf;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    unsigned char *scratch;
+} R;
+
+static int reply(uint32_t type, uint32_t seq, const struct cl_reply *r)
+{
+    return cl_msg_send(CL_RUNNER_FD, type, seq, r, sizeof *r, NULL, 0);
+}
+
+static void fail(struct cl_reply *r, const char *fmt, const char *arg)
+{
+    r->ok = 0;
+    snprintf(r->why, sizeof r->why, fmt, arg ? arg : "");
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* ---- buffers --------------------------------------------------------------
+ */
+
+static void do_map(const struct cl_map *m, const int *fds, int nfds,
+                   struct cl_reply *r)
+{
+    r->ok = 1;
+    if (m->n < 0 || m->n > CL_MAX_BUFS || m->total < 0 ||
+        m->total > CL_MAX_BUFS || (!R.gpu && nfds != m->n)) {
+        fail(r, "bad map request%s", NULL);
+        return;
+    }
+    R.nbuf = m->total;
+    for (int i = 0; i < m->n && r->ok; i++) {
+        const struct cl_map_buf *b = &m->b[i];
+        if (b->index < 0 || b->index >= m->total || b->at > b->alloc ||
+            b->bytes > b->alloc - b->at) {
+            fail(r, "bad map entry%s", NULL);
+            break;
+        }
+        unsigned char *base = NULL;
+        if (R.gpu) {
+            cudaIpcMemHandle_t h;
+            memcpy(&h, b->handle, sizeof h);
+            cudaError_t e = cudaIpcOpenMemHandle(
+                (void **)&base, h, cudaIpcMemLazyEnablePeerAccess);
+            if (e != cudaSuccess) {
+                fail(r, "cudaIpcOpenMemHandle: %s", cudaGetErrorString(e));
+                break;
+            }
+        } else {
+            base = mmap(NULL, b->alloc ? b->alloc : 1, PROT_READ | PROT_WRITE,
+                        MAP_SHARED, fds[i], 0);
+            if (base == MAP_FAILED) {
+                fail(r, "mmap: %s", strerror(errno));
+                break;
+            }
+        }
+        R.buf[b->index] = base + b->at;
+        R.bytes[b->index] = b->bytes;
+    }
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+}
+
+/* the GPU labs' buffers: allocated here, so that the student's kernels run
+ * on memory of their own process; the judge maps them through the IPC
+ * handles, fills, poisons and checks them */
+static void do_alloc(struct cl_map *m)
+{
+    if (!R.gpu || m->n < 0 || m->n > CL_MAX_BUFS || m->total < 0 ||
+        m->total > CL_MAX_BUFS) {
+        m->n = -1;
+        return;
+    }
+    R.nbuf = m->total;
+    for (int i = 0; i < m->n; i++) {
+        struct cl_map_buf *b = &m->b[i];
+        unsigned char *base = NULL;
+        cudaIpcMemHandle_t h;
+        if (b->index < 0 || b->index >= m->total || b->at > b->alloc ||
+            b->bytes > b->alloc - b->at ||
+            cudaMalloc((void **)&base, b->alloc ? b->alloc : 1) !=
+                cudaSuccess ||
+            cudaIpcGetMemHandle(&h, base) != cudaSuccess) {
+            fprintf(stderr, "runner: cannot allocate %llu bytes: %s\n",
+                    (unsigned long long)b->alloc,
+                    cudaGetErrorString(cudaGetLastError()));
+            m->n = -1;
+            return;
+        }
+        memcpy(b->handle, &h, sizeof h);
+        R.buf[b->index] = base + b->at;
+        R.bytes[b->index] = b->bytes;
+    }
+}
+
+/* ---- the submission ---------------------------------------------------------
+ */
+
+static void do_load(struct cl_reply *r)
+{
+    char note[256] = "";
+    r->ok = 1;
+    fflush(NULL);
+    if (!R.tool && cl_sandbox_seccomp(1, R.gpu, note, sizeof note) != 0) {
+        fail(r, "%s", note);
+        return;
+    }
+    void *lib = dlopen("/proc/self/fd/4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fail(r, "cannot load the submission: %s", dlerror());
+        return;
+    }
+    int k = 0;
+    for (const char *const *e = cl_lab_entries(R.glue->id);
+         e && *e && k < MAX_ENTRIES; e++, k++) {
+        R.fn[k] = dlsym(lib, *e);
+        if (!R.fn[k]) {
+            fail(r, "the submission has no %s", *e);
+            return;
+        }
+    }
+}
+
+static void bind(const struct cl_call_cmd *c, struct cl_bound *b)
+{
+    b->fn = R.fn;
+    b->buf = R.buf;
+    b->bytes = R.bytes;
+    b->nbuf = R.nbuf;
+    b->arg = c->arg;
+    b->tag = c->tag;
+}
+
+static int arg_ok(const struct cl_call_cmd *c, struct cl_reply *r)
+{
+    if (c->arg_len < 0 || (size_t)c->arg_len != cl_lab_arg_size(R.glue->id)) {
+        fail(r, "bad case arguments%s", NULL);
+        return 0;
+    }
+    return 1;
+}
+
+static void do_query(const struct cl_call_cmd *c, struct cl_reply *r)
+{
+    struct cl_bound b;
+    r->ok = 1;
+    if (!arg_ok(c, r))
+        return;
+    bind(c, &b);
+    if (!R.glue->query || !R.glue->prepare(&b, R.scratch, SCRATCH_BYTES)) {
+        fail(r, "this case has no size to ask for%s", NULL);
+        return;
+    }
+    r->value = (uint64_t)R.glue->query(&b, R.scratch);
+    if (R.gpu) { /* a fault here belongs to the student's size function */
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
+        if (e != cudaSuccess) {
+            r->cuda_err = (int)e;
+            snprintf(r->err_name, sizeof r->err_name, "%s",
+                     cudaGetErrorName(e));
+            snprintf(r->why, sizeof r->why, "%s", cudaGetErrorString(e));
+        }
+    }
+}
+
+/* the frame of a call: the gate, the events; with a call inside or not */
+static void timed(const struct cl_call_cmd *c, const struct cl_bound *b,
+                  int student, struct cl_reply *r)
+{
+    r->ok = 1;
+    if (!R.gpu) {
+        double t0 = now_ms();
+        if (student)
+            R.glue->invoke(b, R.scratch, NULL);
+        r->span_ms = now_ms() - t0;
+        return;
+    }
+    cudaError_t e = cl_gate(c->gate_us, R.s);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(R.e0, R.s);
+    if (e != cudaSuccess) {
+        fail(r, "the runner's frame failed: %s", cudaGetErrorString(e));
+        return;
+    }
+    if (student) {
+        if (c->profile)
+            cudaProfilerStart();
+        R.glue->invoke(b, R.scratch, R.s);
+        if (c->profile)
+            cudaProfilerStop();
+    }
+    e = cudaEventRecord(R.e1, R.s);
+    cudaError_t s = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = s;
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    float ms = 0;
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(&ms, R.e0, R.e1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        r->cuda_err = (int)e;
+        snprintf(r->err_name, sizeof r->err_name, "%s", cudaGetErrorName(e));
+        snprintf(r->why, sizeof r->why, "%s", cudaGetErrorString(e));
+        return;
+    }
+    r->span_ms = ms;
+}
+
+static void do_call(const struct cl_call_cmd *c, int student,
+                    struct cl_reply *r)
+{
+    struct cl_bound b;
+    r->ok = 1;
+    if (!arg_ok(c, r))
+        return;
+    bind(c, &b);
+    if (student && R.strict && !R.tool && !R.sealed) { /* tool: none */
+        char note[256] = "";
+        if (cl_sandbox_seccomp(2, R.gpu, note, sizeof note) != 0) {
+            fail(r, "%s", note);
+            return;
+        }
+        R.sealed = 1;
+    }
+    if (student && !R.glue->prepare(&b, R.scratch, SCRATCH_BYTES)) {
+        fail(r, "the case's arguments do not fit its buffers%s", NULL);
+        return;
+    }
+    int tracing = R.gpu && R.trace && student && c->trace;
+    if (R.gpu && R.trace)
+        cl_trace_cupti_enable(tracing);
+    timed(c, &b, student, r);
+    if (student && R.forge > 0 && !R.gpu)
+        r->span_ms *= R.forge; /* lab 00 only: what tampering would report */
+    if (tracing)
+        cl_trace_cupti_collect(&r->trace, CL_GATE_NAME);
+    fflush(stdout);
+    fflush(stderr);
+}
+
+/* ---- start --------------------------------------------------------------- */
+
+static int start_cuda(struct cl_hello *h)
+{
+    char why[256] = "";
+    if (R.trace && cl_trace_cupti_init(why, sizeof why) != 0) {
+        R.trace = 0;
+        fprintf(stderr, "runner: no trace: %s\n", why);
+    }
+    cudaError_t e = cudaSetDevice(0);
+    if (e == cudaSuccess)
+        e = cudaFree(0);
+    if (e == cudaSuccess)
+        e = cudaStreamCreate(&R.s);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&R.e0);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&R.e1);
+    if (e != cudaSuccess) {
+        snprintf(h->why, sizeof h->why, "CUDA did not start in the runner: %s",
+                 cudaGetErrorString(e));
+        return -1;
+    }
+    if (R.trace) {
+        cl_trace_cupti_streams(R.s);
+        cl_trace_cupti_enable(0); /* on only for the calls the judge asks */
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct cl_sandbox_opts so = {1, 65534, 65534, 600, 0};
+    R.trace = 1;
+    R.strict = 1;
+    const char *lab = argc > 1 ? argv[1] : "";
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--uid") && i + 1 < argc)
+            so.uid = (uid_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--gid") && i + 1 < argc)
+            so.gid = (gid_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--cpu-s") && i + 1 < argc)
+            so.cpu_s = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--tool"))
+            R.tool = 1;
+        else if (!strcmp(argv[i], "--no-trace"))
+            R.trace = 0;
+        else if (!strcmp(argv[i], "--lenient"))
+            R.strict = 0;
+        else if (!strcmp(argv[i], "--test-forge-span") && i + 1 < argc)
+            R.forge = atof(argv[++i]);
+    }
+    R.glue = cl_glue_find(lab);
+    if (!R.glue) {
+        fprintf(stderr,
+                "cl-runner: unknown lab '%s' (started by the grader "
+                "only)\n",
+                lab);
+        return 2;
+    }
+    R.gpu = !cl_lab_on_cpu(R.glue->id);
+    so.enabled = !R.tool;
+    if (!R.gpu)
+        so.as_bytes = CPU_LAB_AS;
+    if (R.tool)
+        R.trace = 0;
+    close_range(CL_SUBMIT_FD + 1, ~0u, 0);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    R.scratch = calloc(1, SCRATCH_BYTES);
+
+    struct cl_hello h;
+    memset(&h, 0, sizeof h);
+    h.sandboxed = cl_sandbox_enter(&so, getppid(), h.sandbox, sizeof h.sandbox);
+    if (so.enabled && !R.tool && R.strict)
+        h.sandboxed |= CL_SBX_SECCOMP1 | CL_SBX_SECCOMP2;
+    else if (so.enabled && !R.tool)
+        h.sandboxed |= CL_SBX_SECCOMP1;
+    h.pid = (int)getpid();
+    h.uid = (int)getuid();
+    h.ok = R.scratch && (!R.gpu || start_cuda(&h) == 0);
+    if (cl_msg_send(CL_RUNNER_FD, R_HELLO, 0, &h, sizeof h, NULL, 0) != 0 ||
+        !h.ok)
+        return 1;
+
+    static union {
+        struct cl_map map;
+        struct cl_call_cmd call;
+        unsigned char raw[CL_MSG_MAX];
+    } in;
+    static struct cl_reply r;
+    for (;;) {
+        uint32_t type = 0, seq = 0, len = 0;
+        int fds[CL_MAX_BUFS], nfds = 0;
+        int rc = cl_msg_recv(CL_RUNNER_FD, &type, &seq, &in, sizeof in, &len,
+                             fds, CL_MAX_BUFS, &nfds, 0, -1, NULL, NULL);
+        if (rc != 0)
+            return rc == 1 ? 0 : 3;
+        memset(&r, 0, sizeof r);
+        int ok_len =
+            ((type == J_MAP || type == J_ALLOC) && len == sizeof in.map) ||
+            ((type == J_CALL || type == J_DRY || type == J_QUERY) &&
+             len == sizeof in.call) ||
+            ((type == J_LOAD || type == J_EXIT) && len == 0);
+        if (!ok_len) {
+            for (int i = 0; i < nfds; i++)
+                close(fds[i]);
+            return 4; /* only the judge writes here: a broken protocol */
+        }
+        switch (type) {
+        case J_MAP:
+            do_map(&in.map, fds, nfds, &r);
+            reply(R_MAPPED, seq, &r);
+            break;
+        case J_ALLOC:
+            do_alloc(&in.map);
+            cl_msg_send(CL_RUNNER_FD, R_ALLOCATED, seq, &in.map, sizeof in.map,
+                        NULL, 0);
+            break;
+        case J_DRY:
+            do_call(&in.call, 0, &r);
+            reply(R_CALL, seq, &r);
+            break;
+        case J_LOAD:
+            do_load(&r);
+            reply(R_LOADED, seq, &r);
+            break;
+        case J_QUERY:
+            do_query(&in.call, &r);
+            reply(R_QUERY, seq, &r);
+            break;
+        case J_CALL:
+            do_call(&in.call, 1, &r);
+            reply(R_CALL, seq, &r);
+            break;
+        case J_EXIT: return 0;
+        }
+    }
+}
