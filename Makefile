@@ -400,7 +400,8 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 
 $(BUILD)/selftest/%.so: grader/tests/selftest/%.c
 	$(call say,CC,$@)
-	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader -o $@ $<
+	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader \
+	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
 
 $(BUILD)/student/%.so: $$(wildcard labs/%/*.cu) $$(wildcard labs/%/*.h)
 	$(call say,NVCC,$@)

@@ -158,6 +158,7 @@ static int start_runner(struct case_run *k)
         .cpu_lab = !k->lab->needs_gpu,
         .tool_mode = k->o->tool_mode,
         .no_trace = k->o->no_trace,
+        .census = k->o->census,
         .limit_s = k->limit_s,
         .submission_fd = k->o->submission_fd,
     };

@@ -86,6 +86,7 @@ struct cl_case_opts {
     int profile;        /**< mark the call for a profiler; no timing */
     int tool_mode;      /**< sandbox off (profilers, sanitizers) */
     int no_trace;       /**< no CUPTI trace */
+    int census;         /**< the runner lists its system calls */
     int demo;           /**< --demo */
     double limit_s;     /**< the case's time limit */
     int submission_fd;  /**< the sealed copy of the submission */

@@ -34,6 +34,7 @@ struct cl_judge_run {
     int profile;                    /**< mark the call for a profiler */
     int tool_mode;                  /**< sandbox off (sanitizers, ncu) */
     int no_trace;                   /**< no CUPTI trace */
+    int census;                     /**< the runners list their calls */
     int demo;                       /**< --demo */
     const char *runner;             /**< the runner program, or NULL */
     const char *cache_dir;          /**< calibration cache, or NULL */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -167,6 +168,8 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
     argv[a++] = cpu;
     if (sp->tool_mode)
         argv[a++] = "--tool";
+    if (sp->census)
+        argv[a++] = "--census";
     if (sp->no_trace)
         argv[a++] = "--no-trace";
     const char *forge = getenv("CL_TEST_FORGE_SPAN");
@@ -324,6 +327,19 @@ void cl_runner_reap(struct cl_runner *rn, int force, char *why, size_t len,
     rn->sock = rn->out = -1;
     if (!why)
         return;
+    if (rn->trapped) {
+        if (sigsys)
+            *sigsys = 1;
+        char *name = seccomp_syscall_resolve_num_arch(rn->sig.arch, rn->sig.nr);
+        snprintf(why, len,
+                 "the sandbox stopped your code: it made the system call "
+                 "%s (number %d), which a lab submission may not make "
+                 "(starting processes, other processes, sockets, files, "
+                 "executable memory: docs/grading.md lists what may run)",
+                 name ? name : "?", (int)rn->sig.nr);
+        free(name);
+        return;
+    }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         const char *hint = "";
@@ -389,6 +405,12 @@ int cl_runner_talk(struct cl_runner *rn, uint32_t type, const void *p,
         return TALK_EOF;
     if (rc == 2)
         return TALK_TIMEOUT;
+    if (rc == 0 && t == R_SIGSYS && l == sizeof rn->sig &&
+        reply_len >= sizeof rn->sig) {
+        memcpy(&rn->sig, reply, sizeof rn->sig); /* then it kills itself */
+        rn->trapped = 1;
+        return TALK_EOF;
+    }
     /* the runner answers every command once, in order: a reply to another
      * command (stale or forged) was written by something else in its
      * process, and so is a malformed one */

@@ -56,6 +56,8 @@ struct cl_runner {
     int st;
     clockid_t cpu;  /* its CPU-time clock (all its threads) */
     double wall_ms; /* the last talk(): see talk() */
+    int trapped;    /* its sandbox trapped a system call: sig says which */
+    struct cl_sigsys sig;
 };
 
 /** What a runner is started with. */
@@ -65,6 +67,7 @@ struct cl_runner_spec {
     int cpu_lab;        /**< the CPU self-test lab */
     int tool_mode;      /**< under a profiler or sanitizer: sandbox off */
     int no_trace;       /**< no CUPTI trace */
+    int census;         /**< list its system calls, trap none */
     double limit_s;     /**< the case's time limit per call */
     int submission_fd;  /**< the sealed submission (its fd 4) */
 };

@@ -56,6 +56,12 @@ static void usage(FILE *f, const char *prog)
             "wrapped around us\n"
             "      --no-trace      time without the CUPTI trace "
             "(measurements)\n"
+            "      --syscall-census  (maintainers, trusted code only) the "
+            "runner traps\n"
+            "                      nothing and names on stderr every system "
+            "call its\n"
+            "                      filter lacks and every file opened "
+            "(tools/syscall-census.sh)\n"
             "      --csv FILE      append timed cases as CSV to FILE\n"
             "      --label TEXT    name the code in the CSV (default: "
             "student)\n"
@@ -191,6 +197,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_CHECK,
         OPT_TOOL,
         OPT_NOTRACE,
+        OPT_CENSUS,
         OPT_FORMAT,
         OPT_ASSIGNMENT
     };
@@ -218,6 +225,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"check", no_argument, NULL, OPT_CHECK},
         {"tool-mode", no_argument, NULL, OPT_TOOL},
         {"no-trace", no_argument, NULL, OPT_NOTRACE},
+        {"syscall-census", no_argument, NULL, OPT_CENSUS},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"assignment", required_argument, NULL, OPT_ASSIGNMENT},
         {"help", no_argument, NULL, 'h'},
@@ -276,6 +284,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_CHECK: o.check_only = 1; break;
         case OPT_TOOL: o.tool_mode = 1; break;
         case OPT_NOTRACE: o.no_trace = 1; break;
+        case OPT_CENSUS: o.census = 1; break;
         case OPT_FORMAT:
             if (cl_book_format_parse(optarg, &book))
                 return usage_error(prog,

@@ -66,6 +66,8 @@ struct cl_grade_opts {
     int profile;           /**< mark the student's call for a profiler */
     int tool_mode;         /**< under a profiler or sanitizer: sandbox off */
     int no_trace;          /**< no CUPTI trace (measurements only) */
+    int census;            /**< list the runner's system calls, trap none
+                                (maintainers, trusted code only) */
     int check_only;        /**< static checks only, no GPU */
     const struct cl_policy *policy; /**< points and targets; NULL: default */
     const char *runner; /**< the runner executable; NULL: beside us */

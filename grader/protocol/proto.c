@@ -155,10 +155,14 @@ void cl_sandbox_describe(int bits, int uid, char *buf, size_t len)
         int bit;
         const char *name;
     } steps[] = {
-        {CL_SBX_SESSION, "own session"},        {CL_SBX_USER, "user"},
-        {CL_SBX_ENV, "empty environment"},      {CL_SBX_LIMITS, "limits"},
-        {CL_SBX_PDEATH, "dies with the judge"}, {CL_SBX_SECCOMP1, "seccomp"},
-        {CL_SBX_SECCOMP2, "no files"},
+        {CL_SBX_SESSION, "own session"},
+        {CL_SBX_USER, "user"},
+        {CL_SBX_ENV, "empty environment"},
+        {CL_SBX_LIMITS, "limits"},
+        {CL_SBX_PDEATH, "dies with the judge"},
+        {CL_SBX_FILES, "files confined (Landlock)"},
+        {CL_SBX_SECCOMP1, "seccomp allow-list"},
+        {CL_SBX_SECCOMP2, "no files opened"},
     };
     size_t used = 0;
     buf[0] = '\0';

@@ -43,7 +43,9 @@ enum cl_msg_type {
     R_CALL,      /**< how the call ended, its time and trace */
     J_EXIT,      /**< finish */
     J_ALLOC,     /**< GPU labs: allocate these buffers, export them */
-    R_ALLOCATED  /**< their IPC handles (n = -1: it could not) */
+    R_ALLOCATED, /**< their IPC handles (n = -1: it could not) */
+    R_SIGSYS     /**< sent by the runner's SIGSYS handler as it dies: the
+                      system call the sandbox trapped (struct cl_sigsys) */
 };
 
 /** Every message starts with this. */
@@ -62,6 +64,12 @@ struct cl_hello {
     int32_t sandboxed; /**< the sandbox steps it took (CL_SBX_* bits) */
     char why[512];     /**< when !ok: what failed */
     char sandbox[256]; /**< what the sandbox did, for the report */
+};
+
+/** R_SIGSYS: the trapped call, as the kernel named it to the handler. */
+struct cl_sigsys {
+    int32_t nr;    /**< the system call's number */
+    uint32_t arch; /**< its AUDIT_ARCH_* */
 };
 
 /** One buffer for J_MAP. */
@@ -145,7 +153,8 @@ enum cl_sandbox_step {
     CL_SBX_ENV = 1 << 3,      /**< an emptied environment, cwd / */
     CL_SBX_SECCOMP1 = 1 << 4, /**< the first seccomp stage (load) */
     CL_SBX_SECCOMP2 = 1 << 5, /**< the second stage (no files at all) */
-    CL_SBX_PDEATH = 1 << 6    /**< dies with the judge */
+    CL_SBX_PDEATH = 1 << 6,   /**< dies with the judge */
+    CL_SBX_FILES = 1 << 7     /**< reads only what CUDA needs (Landlock) */
 };
 
 /** A short description of @p bits, e.g. "session, user nobody, limits,

@@ -25,6 +25,8 @@
 #include <cuda_runtime_api.h>
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,7 @@
 static struct {
     const struct cl_glue *glue;
     int gpu, trace, tool, strict, sealed;
+    int census;   /* list the calls the seccomp filter lacks, trap none */
     double forge; /* the self-test's stand-in for a tampered runner */
     void *fn[MAX_ENTRIES];
     void *buf[CL_MAX_BUFS];
@@ -150,12 +153,44 @@ static void do_alloc(struct cl_map *m)
 /* ---- the submission ---------------------------------------------------------
  */
 
+/* The sandbox trapped a system call: name it to the judge, then die. The
+ * handler is the runner's (the filter refuses any other handler for
+ * SIGSYS); a submission that blocks SIGSYS dies of it unnamed. */
+static void on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    struct {
+        struct cl_msg_head h;
+        struct cl_sigsys s;
+    } m = {{CL_MSG_MAGIC, R_SIGSYS, sizeof m.s, 0},
+           {si->si_syscall, si->si_arch}};
+    (void)!write(CL_RUNNER_FD, &m, sizeof m);
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGKILL);
+}
+
+static int trap_sigsys(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigsys;
+    sa.sa_flags = SA_SIGINFO;
+    sigfillset(&sa.sa_mask);
+    return sigaction(SIGSYS, &sa, NULL);
+}
+
 static void do_load(struct cl_reply *r)
 {
     char note[256] = "";
     r->ok = 1;
     fflush(NULL);
-    if (!R.tool && cl_sandbox_seccomp(1, R.gpu, note, sizeof note) != 0) {
+    if (!R.tool && !R.census && cl_landlock_abi() > 0 &&
+        cl_sandbox_confine(note, sizeof note) != 0) {
+        fail(r, "the runner could not confine its files: %s", note);
+        return;
+    }
+    if (!R.tool && (trap_sigsys() != 0 ||
+                    cl_sandbox_seccomp(1, R.census, note, sizeof note) != 0)) {
         fail(r, "%s", note);
         return;
     }
@@ -274,7 +309,7 @@ static void do_call(const struct cl_call_cmd *c, int student,
     bind(c, &b);
     if (student && R.strict && !R.tool && !R.sealed) { /* tool: none */
         char note[256] = "";
-        if (cl_sandbox_seccomp(2, R.gpu, note, sizeof note) != 0) {
+        if (cl_sandbox_seccomp(2, R.census, note, sizeof note) != 0) {
             fail(r, "%s", note);
             return;
         }
@@ -345,6 +380,8 @@ int main(int argc, char **argv)
             R.trace = 0;
         else if (!strcmp(argv[i], "--lenient"))
             R.strict = 0;
+        else if (!strcmp(argv[i], "--census"))
+            R.census = 1;
         else if (!strcmp(argv[i], "--test-forge-span") && i + 1 < argc)
             R.forge = atof(argv[++i]);
     }
@@ -369,10 +406,11 @@ int main(int argc, char **argv)
     struct cl_hello h;
     memset(&h, 0, sizeof h);
     h.sandboxed = cl_sandbox_enter(&so, getppid(), h.sandbox, sizeof h.sandbox);
-    if (so.enabled && !R.tool && R.strict)
-        h.sandboxed |= CL_SBX_SECCOMP1 | CL_SBX_SECCOMP2;
-    else if (so.enabled && !R.tool)
-        h.sandboxed |= CL_SBX_SECCOMP1;
+    if (so.enabled && !R.tool && !R.census) {
+        h.sandboxed |= CL_SBX_SECCOMP1 | (R.strict ? CL_SBX_SECCOMP2 : 0);
+        if (cl_landlock_abi() > 0)
+            h.sandboxed |= CL_SBX_FILES;
+    }
     h.pid = (int)getpid();
     h.uid = (int)getuid();
     h.ok = R.scratch && (!R.gpu || start_cuda(&h) == 0);
