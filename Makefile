@@ -89,7 +89,7 @@ CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
 NVFLAGS   := -std=c++17 -O3 $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra $(INCLUDES)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
              -lcublas $(CUDNN_LINK)
-LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lseccomp -lstdc++ -ldl -lm
+LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lseccomp -lcapstone -lstdc++ -ldl -lm
 # the runner: the CUDA runtime and CUPTI, never cuBLAS or cuDNN (a lab that
 # forbids them must find them nowhere in the process that runs the student)
 RUNNER_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \

@@ -37,6 +37,14 @@ void *cl_xcalloc(unsigned long count, unsigned long size)
     return p;
 }
 
+void *cl_xrealloc(void *old, unsigned long bytes)
+{
+    void *p = realloc(old, bytes ? bytes : 1);
+    if (!p)
+        cl_fatal(__FILE__, __LINE__, "realloc", "libc", "out of memory");
+    return p;
+}
+
 void cl_fatal(const char *file, int line, const char *expr, const char *lib,
               const char *msg)
 {

@@ -34,6 +34,9 @@ void *cl_xmalloc(unsigned long bytes);
 /** calloc likewise: zeroed, never NULL. */
 void *cl_xcalloc(unsigned long count, unsigned long size);
 
+/** realloc likewise: never NULL. */
+void *cl_xrealloc(void *old, unsigned long bytes);
+
 /** Report a failed call and exit the process with CL_FATAL_EXIT. */
 #if defined(__GNUC__)
 __attribute__((noreturn))

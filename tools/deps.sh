@@ -1,6 +1,7 @@
 #!/bin/sh
 # Make sure the C libraries the build needs are there: Check (tests),
-# cJSON (results.json) and libseccomp (the runner's sandbox). As root with
+# cJSON (results.json), libseccomp (the runner's sandbox) and Capstone
+# (the static check decodes a submission's machine code). As root with
 # apt, say so and install what is missing, unless NO_APT=1; otherwise say
 # the one command to run. Exit 0
 # when everything is in place.
@@ -19,13 +20,13 @@ if [ -z "${CUDNN_FOUND:-}" ]; then
     exit 1
 fi
 probe() {
-    printf '#include <check.h>\n#include <cjson/cJSON.h>\n#include <seccomp.h>\nint main(void){return cJSON_IsNull(0) + !seccomp_init(0);}\n' |
-        $CC -x c - -o /dev/null -lcheck -lsubunit -lcjson -lseccomp -lm -lrt -pthread >/dev/null 2>&1
+    printf '#include <check.h>\n#include <cjson/cJSON.h>\n#include <seccomp.h>\n#include <capstone/capstone.h>\nint main(void){return cJSON_IsNull(0) + !seccomp_init(0) + (int)cs_version(0, 0);}\n' |
+        $CC -x c - -o /dev/null -lcheck -lsubunit -lcjson -lseccomp -lcapstone -lm -lrt -pthread >/dev/null 2>&1
 }
 probe && exit 0
-pkgs="check libcjson-dev libsubunit-dev libseccomp-dev pkg-config"
+pkgs="check libcjson-dev libsubunit-dev libseccomp-dev libcapstone-dev pkg-config"
 if [ "${NO_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "deps: Check, cJSON or libseccomp is missing; running, as root:"
+    echo "deps: Check, cJSON, libseccomp or Capstone is missing; running, as root:"
     echo "        apt-get update && apt-get install $pkgs"
     echo "      (NO_APT=1 skips this and only names the packages)"
     export DEBIAN_FRONTEND=noninteractive
@@ -37,7 +38,7 @@ if [ "${NO_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/nul
     echo "deps: installed, but a test program still does not build" >&2
     exit 1
 fi
-echo "deps: Check, cJSON or libseccomp is missing. Install them with:" >&2
+echo "deps: Check, cJSON, libseccomp or Capstone is missing. Install them with:" >&2
 echo "    sudo apt-get install $pkgs" >&2
 echo "(on a machine with no network, see the README: 'Offline GPU hosts')" >&2
 exit 1

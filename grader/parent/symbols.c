@@ -3,9 +3,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parent/symbols.h"
 
+#include "fatal.h"
 #include "fileio.h"
 
+#include <capstone/capstone.h>
+
 #include <elf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,38 +38,166 @@ static const char *str_at(const char *tab, size_t tsz, size_t off)
     return tab + off;
 }
 
-/* the first system call instruction in the executable segments, or -1 */
-static long find_syscall(const unsigned char *buf, size_t size,
-                         const Elf64_Ehdr *eh)
+/* ---- system call instructions, decoded --------------------------------- */
+
+/* One stretch of code to decode: file bytes [off, off + size) at virtual
+ * address addr. */
+struct stretch {
+    size_t off, size;
+    uint64_t addr;
+};
+
+/* is instruction @p in a system call: syscall, sysenter, int 0x80 (x86-64)
+ * or svc (AArch64)? */
+static int is_syscall(csh cs, const cs_insn *in, int arm)
 {
-    static const unsigned char x86[][2] = {{0x0f, 0x05},          /* syscall */
-                                           {0x0f, 0x34},          /* sysenter */
-                                           {0xcd, 0x80}};         /* int 0x80 */
-    static const unsigned char svc[4] = {0x01, 0x00, 0x00, 0xd4}; /* svc #0 */
-    if (eh->e_phoff == 0 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-        eh->e_phoff > size ||
-        (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
-        return -1;
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
-    for (unsigned i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) ||
-            ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
-            continue;
-        const unsigned char *p = buf + ph[i].p_offset;
-        size_t n = ph[i].p_filesz;
-        for (size_t k = 0; k + 1 < n; k++) {
-            if (eh->e_machine == EM_AARCH64) {
-                if (k % 4 == 0 && k + 4 <= n && (p[k] & 0x1f) == svc[0] &&
-                    p[k + 3] == svc[3] && (p[k + 2] & 0xe0) == 0x00)
-                    return (long)(ph[i].p_offset + k);
-                continue;
-            }
-            for (size_t j = 0; j < sizeof x86 / sizeof x86[0]; j++)
-                if (p[k] == x86[j][0] && p[k + 1] == x86[j][1])
-                    return (long)(ph[i].p_offset + k);
+    (void)cs;
+    if (arm)
+        return in->id == ARM64_INS_SVC;
+    if (in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER)
+        return 1;
+    return in->id == X86_INS_INT && in->size == 2 && in->bytes[1] == 0x80;
+}
+
+/* decode @p st from its start, instruction by instruction: the offset of
+ * the first system call, or -1. An undecodable byte is skipped (x86) or a
+ * word (AArch64): what follows is decoded afresh */
+static long scan_stretch(csh cs, cs_insn *in, const unsigned char *buf,
+                         const struct stretch *st, int arm)
+{
+    size_t at = 0;
+    while (at < st->size) {
+        const uint8_t *code = buf + st->off + at;
+        size_t left = st->size - at;
+        uint64_t addr = st->addr + at;
+        if (cs_disasm_iter(cs, &code, &left, &addr, in)) {
+            if (is_syscall(cs, in, arm))
+                return (long)(st->off + at);
+            at += in->size;
+        } else {
+            at += arm ? 4 : 1;
         }
     }
     return -1;
+}
+
+static int by_off(const void *a, const void *b)
+{
+    const struct stretch *x = a, *y = b;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* the stretches of executable code to decode: every function symbol (of
+ * .symtab, or .dynsym when stripped) decoded from its own start, and what
+ * of each executable section no function covers (the PLT, padding, code
+ * without a symbol) decoded from the end of the function before it; a
+ * file without section headers: its executable segments */
+static size_t code_stretches(const unsigned char *buf, size_t size,
+                             const Elf64_Ehdr *eh, struct stretch **out)
+{
+    const Elf64_Shdr *sh =
+        eh->e_shoff ? (const Elf64_Shdr *)(buf + eh->e_shoff) : NULL;
+    size_t cap = 64, n = 0;
+    struct stretch *v = cl_xmalloc(cap * sizeof *v);
+#define PUSH(o, s, a)                                                          \
+    do {                                                                       \
+        if (n == cap)                                                          \
+            v = cl_xrealloc(v, (cap *= 2) * sizeof *v);                        \
+        v[n++] = (struct stretch){(o), (s), (a)};                              \
+    } while (0)
+    if (!sh || eh->e_shnum == 0) {
+        const Elf64_Phdr *ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+        int phok = eh->e_phoff && eh->e_phentsize == sizeof(Elf64_Phdr) &&
+                   eh->e_phoff <= size &&
+                   (size - eh->e_phoff) / sizeof(Elf64_Phdr) >= eh->e_phnum;
+        for (unsigned i = 0; phok && i < eh->e_phnum; i++)
+            if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
+                ph[i].p_offset <= size &&
+                ph[i].p_filesz <= size - ph[i].p_offset)
+                PUSH(ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr);
+        *out = v;
+        return n;
+    }
+    /* the functions first: the symbol table with sizes, or the dynamic */
+    int symtab = -1;
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+        if (sh[i].sh_type == SHT_SYMTAB)
+            symtab = (int)i;
+    for (unsigned i = 0; symtab < 0 && i < eh->e_shnum; i++)
+        if (sh[i].sh_type == SHT_DYNSYM)
+            symtab = (int)i;
+    size_t nfun = 0;
+    if (symtab >= 0 && sh[symtab].sh_offset <= size &&
+        sh[symtab].sh_size <= size - sh[symtab].sh_offset) {
+        const Elf64_Sym *sym = (const Elf64_Sym *)(buf + sh[symtab].sh_offset);
+        size_t nsym = sh[symtab].sh_size / sizeof *sym;
+        for (size_t k = 0; k < nsym; k++) {
+            unsigned sec = sym[k].st_shndx;
+            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !sym[k].st_size ||
+                sec == SHN_UNDEF || sec >= eh->e_shnum ||
+                !(sh[sec].sh_flags & SHF_EXECINSTR) ||
+                sym[k].st_value < sh[sec].sh_addr ||
+                sym[k].st_value - sh[sec].sh_addr > sh[sec].sh_size ||
+                sym[k].st_size >
+                    sh[sec].sh_size - (sym[k].st_value - sh[sec].sh_addr))
+                continue;
+            size_t off =
+                sh[sec].sh_offset + (sym[k].st_value - sh[sec].sh_addr);
+            if (off > size || sym[k].st_size > size - off)
+                continue;
+            PUSH(off, sym[k].st_size, sym[k].st_value);
+        }
+        nfun = n;
+    }
+    qsort(v, nfun, sizeof *v, by_off);
+    /* then what the functions leave of each executable section */
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_PROGBITS ||
+            !(sh[i].sh_flags & SHF_EXECINSTR) || sh[i].sh_offset > size ||
+            sh[i].sh_size > size - sh[i].sh_offset)
+            continue;
+        size_t from = sh[i].sh_offset, end = sh[i].sh_offset + sh[i].sh_size;
+        for (size_t f = 0; f < nfun && from < end; f++) {
+            if (v[f].off + v[f].size <= from || v[f].off >= end)
+                continue;
+            if (v[f].off > from)
+                PUSH(from, v[f].off - from,
+                     sh[i].sh_addr + (from - sh[i].sh_offset));
+            if (v[f].off + v[f].size > from)
+                from = v[f].off + v[f].size;
+        }
+        if (from < end)
+            PUSH(from, end - from, sh[i].sh_addr + (from - sh[i].sh_offset));
+    }
+#undef PUSH
+    *out = v;
+    return n;
+}
+
+/* the first system call instruction in the executable code, decoded, or
+ * -1 (also when the decoder is not available: the run-time filter still
+ * stops any system call the lab does not allow) */
+static long find_syscall(const unsigned char *buf, size_t size,
+                         const Elf64_Ehdr *eh)
+{
+    int arm = eh->e_machine == EM_AARCH64;
+    csh cs;
+    if (cs_open(arm ? CS_ARCH_ARM64 : CS_ARCH_X86,
+                arm ? CS_MODE_ARM : CS_MODE_64, &cs) != CS_ERR_OK)
+        return -1;
+    cs_insn *in = cs_malloc(cs);
+    struct stretch *st = NULL;
+    size_t n = code_stretches(buf, size, eh, &st);
+    long found = -1;
+    for (size_t i = 0; i < n; i++) {
+        long at = scan_stretch(cs, in, buf, &st[i], arm);
+        if (at >= 0 && (found < 0 || at < found))
+            found = at;
+    }
+    free(st);
+    cs_free(in, 1);
+    cs_close(&cs);
+    return found;
 }
 
 int cl_symtab_parse(const unsigned char *buf, size_t size, const char *name,

@@ -127,6 +127,8 @@ static void build_elf(unsigned char *b, int machine,
     sh[3] = section(SHT_DYNAMIC, IMG_DYN, 2 * sizeof(Elf64_Dyn), 1,
                     sizeof(Elf64_Dyn));
     sh[4] = section(SHT_PROGBITS, IMG_CODE, 16, 0, 0);
+    sh[4].sh_flags = SHF_ALLOC | (noexec ? 0 : SHF_EXECINSTR);
+    sh[4].sh_addr = IMG_CODE;
 }
 
 static const unsigned char nops[16] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
@@ -161,9 +163,10 @@ START_TEST(test_symtab_parse_image)
 }
 END_TEST
 
-/* a system call instruction in executable code is found at its offset:
- * syscall, sysenter, int 0x80 (x86-64), svc (AArch64, aligned); not in a
- * segment that is not executable, nor the other machine's encoding */
+/* a system call instruction in executable code is found at its offset,
+ * decoded: syscall, sysenter, int 0x80 (x86-64), svc (AArch64, aligned);
+ * not in a section that is not executable, nor the other machine's
+ * encoding */
 START_TEST(test_symtab_syscall_scan)
 {
     static unsigned char img[IMG_SIZE];
@@ -271,14 +274,15 @@ START_TEST(test_symtab_bad_images)
     ck_assert_int_eq(
         cl_symtab_parse(img, IMG_SIZE, "x.so", &t, why, sizeof why), -1);
     ck_assert_str_eq(why, "x.so has no dynamic symbol table");
-    /* a program header table past the end: symbols read, no code scanned */
+    /* a program header table past the end: symbols read, and the code
+     * still decoded from its section (a broken header hides nothing) */
     build_elf(img, EM_X86_64, nops, 0);
     img[IMG_CODE] = 0x0f;
     img[IMG_CODE + 1] = 0x05;
     ((Elf64_Ehdr *)img)->e_phoff = IMG_SIZE;
     ck_assert_int_eq(
         cl_symtab_parse(img, IMG_SIZE, "x.so", &t, why, sizeof why), 0);
-    ck_assert_int_eq(t.syscall_at, -1);
+    ck_assert_int_eq(t.syscall_at, IMG_CODE);
     ck_assert_uint_eq(t.ndefined, 2);
     cl_symtab_free(&t);
 }
@@ -687,6 +691,60 @@ START_TEST(test_symbols_raw_syscall)
 }
 END_TEST
 
+/* where bytes of @p pat (2) first occur in @p b (n), or -1 */
+static long find_bytes(const unsigned char *b, size_t n,
+                       const unsigned char *pat)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (b[i] == pat[0] && b[i + 1] == pat[1])
+            return (long)i;
+    return -1;
+}
+
+/* honest code whose instructions hold 0f 05, 0f 34 and cd 80 in their
+ * immediates is not refused: the check decodes instructions from each
+ * function's start, with and without its symbol table */
+START_TEST(test_symbols_syscall_bytes_honest)
+{
+    const struct cl_lab *lab = cl_lab_find("01", NULL);
+    const char *path = FIXTURE("01", "syscall_bytes");
+    static const unsigned char pats[3][2] = {
+        {0x0f, 0x05}, {0x0f, 0x34}, {0xcd, 0x80}};
+    size_t n = 0;
+    unsigned char *bytes = (unsigned char *)cl_read_file(path, &n);
+    ck_assert_ptr_nonnull(bytes);
+    for (int i = 0; i < 3; i++) /* the test means something: they are there */
+        ck_assert_msg(find_bytes(bytes, n, pats[i]) >= 0,
+                      "%s: no %02x %02x in the file", path, pats[i][0],
+                      pats[i][1]);
+    free(bytes);
+    char stripped[256];
+    snprintf(stripped, sizeof stripped, "%s.stripped", path);
+    ck_assert_int_eq(sh("strip -o %s %s", stripped, path), 0);
+    const char *files[] = {path, stripped};
+    for (int f = 0; f < 2; f++) {
+        struct cl_symtab t;
+        ck_assert_msg(cl_symtab_read(files[f], &t, why, sizeof why) == 0, "%s",
+                      why);
+        ck_assert_msg(t.syscall_at == -1, "%s: a system call at %ld", files[f],
+                      t.syscall_at);
+        ck_assert_msg(cl_caps_check(lab->caps, cl_lab_entries("01"), &t, why,
+                                    sizeof why) == CL_CAPS_OK,
+                      "%s: %s", files[f], why);
+        cl_symtab_free(&t);
+    }
+    /* and the real one is found in a stripped file too */
+    snprintf(stripped, sizeof stripped, "%s.stripped",
+             FIXTURE("01", "raw_syscall"));
+    ck_assert_int_eq(
+        sh("strip -o %s %s", stripped, FIXTURE("01", "raw_syscall")), 0);
+    struct cl_symtab t;
+    ck_assert_int_eq(cl_symtab_read(stripped, &t, why, sizeof why), 0);
+    ck_assert_int_gt(t.syscall_at, 0);
+    cl_symtab_free(&t);
+}
+END_TEST
+
 /* C++ linkage: the entry point exists only mangled, so it is missing */
 START_TEST(test_symbols_cxx_linkage)
 {
@@ -848,6 +906,7 @@ int main(void)
     tcase_add_test(limits, test_symbols_bad_files);
     tcase_add_test(limits, test_symbols_cross_lab);
     tcase_add_test(limits, test_symbols_raw_syscall);
+    tcase_add_test(limits, test_symbols_syscall_bytes_honest);
     tcase_add_test(limits, test_symbols_cxx_linkage);
     tcase_add_test(limits, test_grade_check_refuses);
     tcase_add_test(limits, test_grade_check_passes);
