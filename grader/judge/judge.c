@@ -112,6 +112,28 @@ static void judge_fatal_hook(const char *m)
     write_full(g_res_fd, &msg, sizeof msg);
 }
 
+/* The self-test of a judge's death (CPU lab only): CL_TEST_JUDGE_DIES=
+ * CASE:FILE aborts the judge as it starts CASE, once per FILE (created
+ * then): "always" in place of FILE, every time */
+static void test_judge_death(const struct cl_lab *lab, int index)
+{
+    const char *spec = getenv("CL_TEST_JUDGE_DIES");
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    if (!colon || lab->needs_gpu)
+        return;
+    const char *name = lab->cases[index].name;
+    if (strlen(name) != (size_t)(colon - spec) ||
+        strncmp(spec, name, (size_t)(colon - spec)) != 0)
+        return;
+    if (strcmp(colon + 1, "always") != 0) {
+        int fd = open(colon + 1, O_CREAT | O_EXCL | O_WRONLY, 0600);
+        if (fd < 0)
+            return; /* it died here once already */
+        close(fd);
+    }
+    abort();
+}
+
 static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
                                                  int cmd_fd, int res_fd)
 {
@@ -167,6 +189,7 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
         m.type = MSG_RESULT;
         g_case = c.index;
         co.timing = c.timing;
+        test_judge_death(lab, c.index);
         cl_case_run(lab, c.index, &co, &m.r);
         m.r.index = c.index;
         fflush(stdout);

@@ -264,12 +264,28 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         progress(o, k, g->n, c->name);
         run_one(&run, g, &w, k, timing);
         struct cl_result *r = &g->r[k];
+        /* a judge that died or failed is the grader's failure, never the
+         * submission's: the case once more, with a fresh judge */
+        if (r->judge_died) {
+            char first[sizeof r->msg];
+            snprintf(first, sizeof first, "%s", r->msg);
+            fprintf(stderr, "grade: case %s: %s; running it again\n", c->name,
+                    first);
+            run_one(&run, g, &w, k, timing);
+            if (r->judge_died) {
+                size_t at = strlen(r->msg);
+                snprintf(r->msg + at, sizeof r->msg - at,
+                         " (twice; the first time: %.300s)", first);
+            }
+        }
         if (r->sandbox && !g->sandbox) {
             g->sandbox = r->sandbox;
             g->runner_uid = r->runner_uid;
         }
         hangs += r->status == CL_ST_TIMEOUT;
-        if (!cl_status_correct(r->status))
+        /* the grader's own failure says nothing of the submission: the
+         * speed cases after it are still timed */
+        if (!cl_status_correct(r->status) && r->status != CL_ST_INTERNAL)
             correct = 0;
         if (r->load_failed) {
             /* the submission's own failure, before any case could run */

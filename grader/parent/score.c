@@ -29,10 +29,17 @@ void cl_score_grade(struct cl_grade *g, const struct cl_policy *policy)
 {
     const struct cl_lab *lab = g->lab;
     const struct cl_policy *p = policy ? policy : cl_policy_default();
+    /* speed counts once every case is correct; a case the grader failed
+     * on (internal-error, to be regraded) says nothing against the code */
     g->all_correct = g->n > 0;
-    for (int i = 0; i < g->n; i++)
-        if (!cl_status_correct(g->r[i].status))
+    int speed_open = g->n > 0;
+    for (int i = 0; i < g->n; i++) {
+        enum cl_status st = g->r[i].status;
+        if (!cl_status_correct(st))
             g->all_correct = 0;
+        if (!cl_status_correct(st) && st != CL_ST_INTERNAL)
+            speed_open = 0;
+    }
     g->correct_score = g->correct_max = 0;
     g->speed_score = g->speed_max = 0;
     for (int i = 0; i < g->n; i++) {
@@ -53,7 +60,7 @@ void cl_score_grade(struct cl_grade *g, const struct cl_policy *policy)
         r->target = rule.full_at;
         if (c->kind != CL_CASE_SPEED)
             continue;
-        if (g->all_correct && r->status == CL_ST_PASS)
+        if (speed_open && r->status == CL_ST_PASS)
             r->score = cl_speed_credit(r->max_score, r->ratio, &rule);
         g->speed_max += r->max_score;
         g->speed_score += r->score;

@@ -3,7 +3,9 @@
  * @brief Scoring: speed credit and a grade's totals.
  *
  * Correctness points are earned case by case. Speed points are earned only
- * when every correctness check of the run passed: a speed case earns its
+ * when every correctness check of the run passed (a case the grader
+ * itself failed on, internal-error, does not hold them back: that case
+ * is to be regraded): a speed case earns its
  * points times the fraction its ratio reaches along the policy's band
  * (nothing at or below zero_at, all of it at full_at), where the ratio is
  * the speedup over the baseline (baseline median / student median) or the

@@ -420,6 +420,43 @@ START_TEST(test_forged_time_unconfirmed)
 }
 END_TEST
 
+/* A judge that dies costs the grader one retry and never a point: once,
+ * and the case passes on a fresh judge; every time, and that case alone
+ * is internal-error while every other case, the speed case too, is still
+ * graded and timed (CL_TEST_JUDGE_DIES aborts the CPU lab's judge) */
+START_TEST(test_judge_death_costs_one_case)
+{
+    char marker[64], env1[128];
+    snprintf(marker, sizeof marker, "/tmp/cl-judge-dies-%d", (int)getpid());
+    unlink(marker);
+    snprintf(env1, sizeof env1, "CL_TEST_JUDGE_DIES=n=1000:%s", marker);
+    const char *const once[] = {env1, NULL};
+    const struct row r = {0, "honest", "", 0, "pass", "", ""};
+    struct grade_proc p;
+    grade_row(&r, &p, once);
+    ck_assert_msg(p.rc == 0, "exit %d\n%s\n%s", p.rc, p.out, p.err);
+    ck_assert_int_eq(access(marker, F_OK), 0); /* it did die once */
+    ck_assert_ptr_nonnull(strstr(p.err, "running it again"));
+    ck_assert_str_eq(json_str(result_case(p.json, "n=1000"), "status"), "pass");
+    grade_proc_free(&p);
+    unlink(marker);
+
+    static const char *const always[] = {"CL_TEST_JUDGE_DIES=n=1000:always",
+                                         NULL};
+    grade_row(&r, &p, always);
+    ck_assert_msg(p.rc == 1, "exit %d\n%s\n%s", p.rc, p.out, p.err);
+    const cJSON *c = result_case(p.json, "n=1000");
+    ck_assert_str_eq(json_str(c, "status"), "internal-error");
+    ck_assert_ptr_nonnull(strstr(p.out, "(twice; the first time"));
+    ck_assert_str_eq(json_str(result_case(p.json, "n=1"), "status"), "pass");
+    ck_assert_str_eq(json_str(result_case(p.json, "n=2^20"), "status"), "pass");
+    c = result_case(p.json, "speed");
+    ck_assert_str_eq(json_str(c, "status"), "pass");
+    ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(c, "timed")), 1);
+    grade_proc_free(&p);
+}
+END_TEST
+
 /* A submission that prints a perfect score on its stdout and stderr (and
  * tries the terminal and the judge's stdout) cannot change the report:
  * its output reaches the grader's stderr only, the report on stdout is
@@ -460,6 +497,7 @@ static Suite *sandbox_suite(void)
     tcase_set_timeout(more, ROW_LIMIT_S + 30);
     tcase_add_test(more, test_forged_time_unconfirmed);
     tcase_add_test(more, test_output_cannot_forge_report);
+    tcase_add_test(more, test_judge_death_costs_one_case);
     tcase_add_test(more, test_nothing_written_later);
     suite_add_tcase(s, more);
     return s;
