@@ -8,6 +8,7 @@
 
 #include "judge/buffers.h"
 #include "judge/harness.h"
+#include "judge/measure.h"
 #include "judge/runner_ctl.h"
 
 #ifdef __cplusplus
@@ -26,13 +27,14 @@ struct case_run {
     struct cl_plan plan;
     struct cl_gbuf hb[CL_MAX_BUFS]; /* the plan's buffers, guarded */
     struct cl_runner rn;
-    int runner_dead;   /* the runner is gone (crash, timeout) */
-    int device_broken; /* the judge's own context is unusable */
-    double limit_s;    /* per call */
-    double dry_ms;     /* wall time of an empty frame */
-    int has_state;     /* a buffer is CL_STATE: the state moves each call */
-    int timing_case;   /* the case is timed: the untimed-work rule applies */
-    uint64_t salt;     /* private: the inputs after the check round */
+    int runner_dead;         /* the runner is gone (crash, timeout) */
+    int device_broken;       /* the judge's own context is unusable */
+    double limit_s;          /* per call */
+    struct cl_series frames; /* the judge's clock around the empty frame
+                                paired with each timed call (ms) */
+    int has_state;   /* a buffer is CL_STATE: the state moves each call */
+    int timing_case; /* the case is timed: the untimed-work rule applies */
+    uint64_t salt;   /* private: the inputs after the check round */
     /* the baseline */
     const struct cl_baseline *base;
     void *base_st;
@@ -67,6 +69,18 @@ void cl_case_forget_outputs(struct case_run *k);
 
 /** Free the host input images a check regenerated. */
 void cl_case_forget_inputs(struct case_run *k);
+
+/** Samples per output in the check that stops the judge's clock. */
+#define CL_SAMPLES 64
+
+/**
+ * The check that stops the judge's clock on a call: CL_SAMPLES elements of
+ * every output (and state) at positions drawn from @p seed, compared with
+ * the baseline's when it ran for the call (and the plan does not say
+ * poison only), else only seen written. On the device for a GPU lab, in
+ * the shared memory for the CPU lab. Returns how many samples failed.
+ */
+unsigned cl_case_sample(struct case_run *k, uint64_t seed);
 
 /** A check of call @p call of @p k, its verdict into @p r, its messages
  *  prefixed with @p when. */

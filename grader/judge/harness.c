@@ -27,14 +27,10 @@
 #define STABLE_REL      0.01
 #define SPOT_CHECKS     2 /* timed calls checked on the CPU, at random */
 #define TRACE_SPOTS     2 /* timed calls traced at random (not timed) */
-/* unexplained time allowed per call, in the lower quartile of the calls:
- * on an H200 honest references showed at most 0.06 ms (0.28 ms at 5 ms
- * calls), with spikes of 0.2-0.5 ms in a quarter of the calls (the OS,
- * the GPU's time slices); a submission that hides work after its timed
- * window shows it in every call */
-#define ALLOW_ABS_MS  0.10
-#define ALLOW_REL     0.15
-#define WORKSPACE_CAP ((uint64_t)16 << 30)
+#define WORKSPACE_CAP   ((uint64_t)16 << 30)
+/* every empty frame a case times: the ones before loading, then one paired
+ * with each timed call */
+#define FRAMES (DRY_RUNS + MAX_SAMPLES + TRACE_SPOTS)
 
 /* ---- the case's seeds ------------------------------------------------------
  */
@@ -275,27 +271,24 @@ static void call_cmd(struct case_run *k, struct cl_call_cmd *c, int call,
     memcpy(c->arg, k->arg, k->lab->arg_size);
 }
 
-/* empty frames before the student's code is loaded: the wall time of one */
+/* empty frames before the student's code is loaded: the runner's CUDA and
+ * the protocol warmed up (the frame a timed call is measured against is
+ * taken beside each call, one_call()) */
 static int dry_runs(struct case_run *k)
 {
     struct cl_call_cmd *c = &k->wire.cmd;
     struct cl_reply *rep = &k->wire.rep;
-    double w[DRY_RUNS];
     call_cmd(k, c, 0, CL_GATE_US, 0);
     for (int i = 0; i < DRY_RUNS; i++) {
         /* resumed and paused around it like a call (cl_runner_talk()) */
         int rc = cl_runner_talk(&k->rn, J_DRY, c, sizeof *c, NULL, 0, R_CALL,
                                 rep, sizeof *rep, 30.0);
-        w[i] = k->rn.wall_ms;
         if (rc != TALK_OK)
             return runner_lost(k, rc, " (the runner's own frame)");
         if (!rep->ok || rep->cuda_err)
             return fail(k, CL_ST_INTERNAL, "the runner's frame failed: %.400s",
                         rep->why);
     }
-    struct cl_stats st;
-    cl_stats_compute(w, DRY_RUNS, &st);
-    k->dry_ms = st.median;
     return 0;
 }
 
@@ -419,12 +412,103 @@ static int first_base(const struct case_run *k)
 
 /* what one call measured */
 struct shot {
-    double span_ms; /* the student's, in the runner */
-    double wall_ms; /* the judge's clock around the command */
+    double span_ms;   /* the runner's report (its events): a hint */
+    double judge_ms;  /* the judge's clock: command to a checked output */
+    double frame_ms;  /* the judge's clock around the empty frame before */
+    unsigned unready; /* samples unwritten or wrong when the clock stopped */
     double base_ms[CL_MAX_BASELINES];
     double copy_ms, stream_ms; /* the ceiling's two copies */
     struct cl_trace trace;
 };
+
+/* the check that stops the judge's clock: run by cl_runner_talk_clocked()
+ * between the reply and the pause */
+struct clock_stop {
+    struct case_run *k;
+    unsigned bad;
+};
+
+static void stop_clock(void *ctx)
+{
+    struct clock_stop *cs = ctx;
+    cs->bad = cl_case_sample(cs->k, cl_private_random());
+}
+
+/* ---- the GPU proved idle ------------------------------------------------
+ */
+
+/* the probe's length: longer than the GPU's time slice between contexts,
+ * so that any other context with work takes a slice in it */
+#define PROBE_NS      2000000ULL
+#define PROBE_RETRIES 3 /* a busy probe is tried again, 2 ms apart */
+
+/* what the probe sees on an idle GPU, measured once per judge */
+static struct {
+    int done;
+    double gap_us, late_us; /* the most of each: idle limits */
+} calm;
+
+static void calibrate_probe(void)
+{
+    if (calm.done)
+        return;
+    calm.done = 1;
+    calm.gap_us = 0;
+    calm.late_us = 0;
+    for (int i = 0; i < 5; i++) {
+        struct cl_probe p;
+        cl_idle_probe(PROBE_NS, cl_judge_stream(), &p);
+        double late = p.wall_us - PROBE_NS * 1e-3;
+        calm.gap_us = p.gap_us > calm.gap_us ? p.gap_us : calm.gap_us;
+        calm.late_us = late > calm.late_us ? late : calm.late_us;
+    }
+}
+
+/* busy: a gap in the probe's reads no idle probe shows, or a probe that
+ * ended far later than it should have */
+static int probe_busy(struct cl_probe *p)
+{
+    cl_idle_probe(PROBE_NS, cl_judge_stream(), p);
+    double gap_limit = 4 * calm.gap_us > 100 ? 4 * calm.gap_us : 100;
+    double late_limit = 4 * calm.late_us > 1000 ? 4 * calm.late_us : 1000;
+    return p->gap_us > gap_limit || p->wall_us - PROBE_NS * 1e-3 > late_limit;
+}
+
+/* Before a timed call's baseline and the call itself, and after every
+ * write of the judge into the runner's buffers: no other context may be
+ * running work. A busy GPU is probed again; if it stays busy, the runner
+ * is ended and the GPU probed once more: idle then, the work was the
+ * submission's (left running after its call returned); still busy, it is
+ * another process's, and the time cannot be trusted. 0: idle. */
+static int prove_idle(struct case_run *k)
+{
+    if (!cl_judge_gpu() || k->o->tool_mode)
+        return 0;
+    calibrate_probe();
+    struct cl_probe p;
+    for (int i = 0; i < PROBE_RETRIES; i++) {
+        if (!probe_busy(&p))
+            return 0;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    double gap = p.gap_us;
+    cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
+    k->runner_dead = 1;
+    if (!probe_busy(&p))
+        return fail(k, CL_ST_FORBIDDEN,
+                    "your code left work running on the GPU after its call "
+                    "returned: the grader's probe lost the GPU to it for "
+                    "%.0f us at a time while the runner was stopped, and "
+                    "had it back once the runner ended",
+                    gap);
+    return fail(k, CL_ST_UNCONFIRMED,
+                "another process used the GPU while this case was timed "
+                "(the grader's probe lost the GPU for %.0f us at a time, "
+                "with your code ended): the time cannot be trusted; grade "
+                "again on an idle GPU",
+                p.gap_us);
+}
 
 /* what the judge times: a baseline, or one of the ceiling's copies */
 struct timed_base {
@@ -471,7 +555,8 @@ struct call_plan {
     struct cl_gbuf *ceil; /* the ceiling's buffer, when timed */
 };
 
-/* the judge's half of a call: inputs, poison, baselines (timed or not) */
+/* the judge's half of a call: inputs, poison, the GPU proved idle,
+ * baselines (timed or not) */
 static int prepare_call(struct case_run *k, const struct call_plan *cp,
                         struct shot *sh)
 {
@@ -489,6 +574,12 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
             cl_mem_copy(b->ptr, b->native, b->bytes);
         if (role == CL_STATE && call == 0 && b->mirror)
             cl_mem_copy(b->mirror, b->native ? b->native : b->ptr, b->bytes);
+    }
+    if (cp->mode == BASE_TIMED) {
+        /* the writes above done, nothing of the runner's may be running */
+        cl_mem_sync();
+        if (prove_idle(k))
+            return 1;
     }
     if (k->base && k->base->prepare)
         k->base->prepare(k->base_st, call);
@@ -525,7 +616,7 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
 
 /* the check of a call that came back: guards, trace, libraries */
 static int after_call(struct case_run *k, const struct cl_reply *rep,
-                      struct shot *sh, int timing)
+                      struct shot *sh)
 {
     if (!rep->ok)
         return fail(k, CL_ST_INTERNAL, "%.400s", rep->why);
@@ -555,14 +646,9 @@ static int after_call(struct case_run *k, const struct cl_reply *rep,
         return 1;
     char why[512];
     enum cl_trace_rule rule = cl_trace_verdict(
-        &sh->trace, sh->span_ms, cl_caps_forbidden_prefixes(k->lab->caps), why,
-        sizeof why);
+        &sh->trace, cl_caps_forbidden_prefixes(k->lab->caps), why, sizeof why);
     if (rule == CL_TRACE_OFF_STREAM || rule == CL_TRACE_LIBRARY)
         return fail(k, CL_ST_FORBIDDEN, "%s", why);
-    if (rule == CL_TRACE_UNTIMED && (timing || k->timing_case)) {
-        k->r->status = CL_ST_UNCONFIRMED;
-        snprintf(k->r->msg, sizeof k->r->msg, "%s", why);
-    }
     return 0;
 }
 
@@ -652,7 +738,9 @@ static void resync_state(struct case_run *k)
     cl_mem_sync();
 }
 
-/* one call, start to end: 0 when it passed every check */
+/* one call, start to end: 0 when it passed every check. A timed call is
+ * clocked by the judge from the command to a check of its output (the
+ * clock stops when the check does), after an empty frame clocked alike */
 static int one_call(struct case_run *k, const struct call_plan *cp,
                     struct shot *sh)
 {
@@ -662,25 +750,38 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     memset(sh, 0, sizeof *sh);
     if (prepare_call(k, cp, sh))
         return 1;
+    struct clock_stop cs = {k, 0};
     if (timing) {
-        /* one empty frame first: it takes the GPU back from the judge's
-         * context, so that the call's own frame is what dry_runs() timed */
+        /* the empty frame first: it also takes the GPU back from the
+         * judge's context, so that the call's own frame is the same */
         call_cmd(k, c, cp->call, CL_GATE_US, 0);
-        int drc = cl_runner_talk(&k->rn, J_DRY, c, sizeof *c, NULL, 0, R_CALL,
-                                 rep, sizeof *rep, 30.0);
+        int drc =
+            cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
+                                   sizeof *rep, 30.0, stop_clock, &cs);
         if (drc != TALK_OK)
             return runner_lost(k, drc, " (the runner's own frame)");
+        sh->frame_ms = k->rn.wall_ms;
+        cl_series_push(&k->frames, sh->frame_ms);
     }
     call_cmd(k, c, cp->call, CL_GATE_US, cp->trace);
-    int rc = cl_runner_talk(&k->rn, J_CALL, c, sizeof *c, NULL, 0, R_CALL, rep,
-                            sizeof *rep, k->limit_s);
-    sh->wall_ms = k->rn.wall_ms; /* and its work after the reply */
+    int rc = cl_runner_talk_clocked(&k->rn, J_CALL, c, sizeof *c, R_CALL, rep,
+                                    sizeof *rep, k->limit_s,
+                                    timing ? stop_clock : NULL, &cs);
+    sh->judge_ms = k->rn.wall_ms; /* and its CPU work after the reply */
+    sh->unready = cs.bad;
     if (rc != TALK_OK)
         return runner_lost(k, rc, "");
-    if (after_call(k, rep, sh, timing))
+    if (after_call(k, rep, sh))
         return 1;
     if (verify_call(k, cp->call, cp->cpu_check, cp->when))
         return 1;
+    if (timing && sh->unready)
+        return fail(k, CL_ST_WRONG,
+                    "%syour function returned before its output was done: "
+                    "%u of the outputs the grader sampled as the call "
+                    "returned were not yet written or not yet right (work "
+                    "left running after the call returned?)",
+                    cp->when, sh->unready);
     if (k->has_state)
         resync_state(k);
     return 0;
@@ -727,11 +828,12 @@ static void time_case(struct case_run *k)
     /* every call of the loop below pushes its baselines and ceilings, the
      * traced ones too: room for all of them */
     int cap = MAX_SAMPLES + TRACE_SPOTS;
-    struct cl_series stu = cl_series_make(cap), un = cl_series_make(cap);
+    struct cl_series judged = cl_series_make(cap), told = cl_series_make(cap);
     struct cl_series cp = cl_series_make(cap), sc = cl_series_make(cap);
     struct cl_series bs[CL_MAX_BASELINES];
     for (int i = 0; i < CL_MAX_BASELINES; i++)
         bs[i] = cl_series_make(cap);
+    double *events = cl_xcalloc((size_t)cap, sizeof *events);
     int call = k->plan.check_calls;
     struct shot sh;
     /* warm-ups: checked like every call, not timed */
@@ -741,7 +843,7 @@ static void time_case(struct case_run *k)
         if (one_call(k, &p, &sh))
             goto out;
     }
-    int spots_left = SPOT_CHECKS, traces_left = TRACE_SPOTS, untimed = 0;
+    int spots_left = SPOT_CHECKS, traces_left = TRACE_SPOTS;
     double total = 0;
     uint64_t dice = cl_private_random();
     for (int n = 0; n < MAX_SAMPLES + TRACE_SPOTS; n++, call++) {
@@ -755,8 +857,6 @@ static void time_case(struct case_run *k)
                               traced, "after timing: ", &ceil};
         if (one_call(k, &p, &sh))
             goto out;
-        if (r->status == CL_ST_UNCONFIRMED)
-            untimed = 1;
         for (int i = 0; i < CL_MAX_BASELINES; i++)
             cl_series_push(&bs[i], sh.base_ms[i]);
         cl_series_push(&cp, sh.copy_ms);
@@ -765,26 +865,42 @@ static void time_case(struct case_run *k)
             r->trace = sh.trace;
             continue;
         }
-        cl_series_push(&stu, sh.span_ms);
-        if (un.n < un.cap)
-            un.v[un.n++] = sh.wall_ms - k->dry_ms - sh.span_ms;
-        total += sh.span_ms + sh.base_ms[0];
-        int settled = stu.n >= MIN_SAMPLES &&
-                      cl_series_settled(&stu, MIN_SAMPLES, STABLE_REL) &&
+        /* every counted call: the judge's clock, and beside it (for the
+         * scored time, within the frame's noise) what the runner said */
+        events[judged.n] = sh.span_ms;
+        if (!cl_series_push(&judged, sh.judge_ms))
+            continue;
+        cl_series_push(&told, sh.span_ms);
+        total += sh.judge_ms + sh.base_ms[0];
+        int settled = judged.n >= MIN_SAMPLES &&
+                      cl_series_settled(&judged, MIN_SAMPLES, STABLE_REL) &&
                       !traces_left;
         for (int i = 0; i < CL_MAX_BASELINES && settled; i++)
             settled = cl_series_settled(&bs[i], MIN_SAMPLES, STABLE_REL);
-        if (settled || total > MAX_TOTAL_MS || stu.n >= MAX_SAMPLES)
+        if (settled || total > MAX_TOTAL_MS || judged.n >= MAX_SAMPLES)
             break;
     }
-    /* the figures */
+    /* the scored time of each call: the judge's clock less the frame, which
+     * the runner's report may lower by the frame's noise at most */
+    struct cl_frame f = cl_frame_of(&k->frames);
+    struct cl_series scored = cl_series_make(cap), net = cl_series_make(cap);
+    for (int i = 0; i < judged.n; i++) {
+        cl_series_push(&scored, cl_call_scored_ms(events[i], judged.v[i], &f));
+        cl_series_push(&net, judged.v[i] - f.median_ms);
+    }
     struct cl_stats st;
-    cl_stats_compute(stu.v, stu.n, &st);
-    r->timed = stu.n > 0;
-    r->samples = stu.n;
+    cl_stats_compute(scored.v, scored.n, &st);
+    r->timed = scored.n > 0;
+    r->samples = scored.n;
     r->t_ms = st.median;
     r->t_spread = st.spread;
+    r->event_ms = cl_series_median(&told);
+    r->judge_ms = cl_series_median(&net);
+    r->frame_ms = f.median_ms;
+    r->noise_ms = f.noise_ms;
     r->work = k->plan.work;
+    cl_series_free(&scored);
+    cl_series_free(&net);
     int best = -1;
     for (int i = 0; i < CL_MAX_BASELINES; i++)
         if (bs[i].n && (best < 0 ||
@@ -794,23 +910,8 @@ static void time_case(struct case_run *k)
     double c1 = cl_series_median(&cp), c2 = cl_series_median(&sc);
     r->ceil_ms = c1 > 0 && (c2 <= 0 || c1 < c2) ? c1 : c2;
     r->ceil_work = r->ceil_ms > 0 ? k->plan.ceil_bytes : 0;
-    r->unexplained_ms = cl_series_quantile(&un, 0.25);
     if (r->status == CL_ST_PASS)
         describe_baselines(k, bs, best);
-    /* the student's time, confirmed by the judge's own clock */
-    if (r->status == CL_ST_PASS && !k->o->tool_mode &&
-        r->unexplained_ms > ALLOW_ABS_MS &&
-        r->unexplained_ms > ALLOW_REL * r->t_ms) {
-        r->status = CL_ST_UNCONFIRMED;
-        snprintf(r->msg, sizeof r->msg,
-                 "the time could not be confirmed: the grader's own clock "
-                 "saw %.4f ms per call that the timed window does not "
-                 "account for (work left running after your function "
-                 "returned?)",
-                 r->unexplained_ms);
-    }
-    if (untimed && r->status == CL_ST_PASS)
-        r->status = CL_ST_UNCONFIRMED;
     if (k->o->gpu && r->status == CL_ST_PASS && r->t_ms > 0) {
         double floor = cl_floor_ms(k->lab->metric, r->work, k->o->gpu);
         if (floor > 0 && r->t_ms < floor) {
@@ -822,8 +923,9 @@ static void time_case(struct case_run *k)
         }
     }
 out:
-    cl_series_free(&stu);
-    cl_series_free(&un);
+    free(events);
+    cl_series_free(&judged);
+    cl_series_free(&told);
     cl_series_free(&cp);
     cl_series_free(&sc);
     for (int i = 0; i < CL_MAX_BASELINES; i++)
@@ -893,8 +995,11 @@ void cl_case_run(const struct cl_lab *lab, int index,
     k.base = lab->base;
     k.salt = cl_private_random();
     k.rn.sock = k.rn.out = -1;
-    if (plan_case(&k))
+    k.frames = cl_series_make(FRAMES);
+    if (plan_case(&k)) {
+        cl_series_free(&k.frames);
         return;
+    }
     int timing = o->timing && !o->profile;
     k.timing_case = timing;
     int ok = !start_runner(&k) && !share_buffers(&k, 0) && !dry_runs(&k) &&
@@ -924,6 +1029,7 @@ void cl_case_run(const struct cl_lab *lab, int index,
         cl_gbuf_free(&k.hb[i], !k.device_broken);
     cl_case_forget_outputs(&k);
     cl_case_forget_inputs(&k);
+    cl_series_free(&k.frames);
     if (cl_judge_gpu()) {
         cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {

@@ -5,6 +5,8 @@
 #include "guard.h"
 
 #include <math.h>
+#include <string.h>
+#include <time.h>
 
 #define THREADS 256
 
@@ -159,6 +161,130 @@ extern "C" unsigned long long cl_count_poison_device(const void *p, size_t n,
     if (first)
         *first = res.first_bad;
     return res.n_poison;
+}
+
+/* ---- the sampled check that stops the judge's clock ------------------------
+ */
+
+struct sample_args {
+    struct cl_sample_buf b[CL_SAMPLE_BUFS];
+    int nbuf, k;
+    unsigned long long seed;
+};
+
+__device__ static unsigned long long mix64(unsigned long long x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* block y: buffer y; thread i: sample i (0: the first element, 1: the
+ * last, then drawn) */
+__global__ static void sample_kernel(const __grid_constant__ sample_args a,
+                                     unsigned *bad)
+{
+    const struct cl_sample_buf &b = a.b[blockIdx.y];
+    for (int i = threadIdx.x; i < a.k && b.n > 0; i += blockDim.x) {
+        unsigned long long at =
+            i == 0   ? 0
+            : i == 1 ? b.n - 1
+                     : mix64(a.seed + blockIdx.y * 0x9e3779b97f4a7c15ULL +
+                             (unsigned long long)i) %
+                           b.n;
+        unsigned g = ((const unsigned *)b.got)[at];
+        int wrong;
+        if (!b.want) {
+            wrong = g == CL_POISON_F32;
+        } else {
+            unsigned w = ((const unsigned *)b.want)[at];
+            if (b.is_int) {
+                wrong = g != w;
+            } else {
+                float gf = __uint_as_float(g), wf = __uint_as_float(w);
+                double d = fabs((double)gf - (double)wf);
+                wrong = g == CL_POISON_F32 || !isfinite(gf) ||
+                        !(d <= b.atol + b.rtol * fabs((double)wf));
+            }
+        }
+        if (wrong)
+            atomicAdd(bad, 1u);
+    }
+}
+
+static unsigned *sample_scratch(void)
+{
+    static unsigned *d;
+    if (!d)
+        CUDA_CHECK(cudaMalloc((void **)&d, sizeof *d));
+    return d;
+}
+
+extern "C" unsigned cl_sample_check(const struct cl_sample_buf *b, int nbuf,
+                                    int k, unsigned long long seed,
+                                    cudaStream_t s)
+{
+    if (nbuf <= 0 || k <= 0)
+        return 0;
+    struct sample_args a;
+    memset(&a, 0, sizeof a);
+    a.nbuf = nbuf < CL_SAMPLE_BUFS ? nbuf : CL_SAMPLE_BUFS;
+    a.k = k;
+    a.seed = seed;
+    memcpy(a.b, b, (size_t)a.nbuf * sizeof *b);
+    unsigned *d = sample_scratch(), bad = 0;
+    CUDA_CHECK(cudaMemsetAsync(d, 0, sizeof *d, s));
+    sample_kernel<<<dim3(1, (unsigned)a.nbuf), 128, 0, s>>>(a, d);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpyAsync(&bad, d, sizeof bad, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    return bad;
+}
+
+/* ---- the idle probe ---------------------------------------------------------
+ */
+
+__device__ static unsigned long long global_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* one warp reads the clock for ns; lane 0 keeps the longest gap */
+__global__ static void probe_kernel(unsigned long long ns,
+                                    unsigned long long *gap)
+{
+    unsigned long long t0 = global_ns(), last = t0, now, most = 0;
+    do {
+        now = global_ns();
+        if (now - last > most)
+            most = now - last;
+        last = now;
+    } while (now - t0 < ns);
+    if (threadIdx.x == 0)
+        *gap = most;
+}
+
+extern "C" void cl_idle_probe(unsigned long long ns, cudaStream_t s,
+                              struct cl_probe *out)
+{
+    static unsigned long long *d;
+    if (!d)
+        CUDA_CHECK(cudaMalloc((void **)&d, sizeof *d));
+    unsigned long long gap = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    probe_kernel<<<1, 32, 0, s>>>(ns, d);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpyAsync(&gap, d, sizeof gap, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    out->gap_us = gap * 1e-3;
+    out->wall_us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 +
+                   (t1.tv_nsec - t0.tv_nsec) * 1e-3;
 }
 
 /* the streaming copy: 16-byte vectors, four in flight per thread */

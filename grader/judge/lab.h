@@ -85,8 +85,15 @@ struct cl_result {
     double work;           /**< bytes or FLOPs per call (lab's metric) */
     double ceil_work;      /**< bytes the ceiling copy moves */
     int samples;           /**< timed calls of the student */
-    double unexplained_ms; /**< per call: the judge's clock minus the
-                                frame and the student's own time */
+    double event_ms;       /**< median of the times the runner reported
+                                (its CUDA events): a hint, never evidence */
+    double judge_ms;       /**< median of the judge's clock per call, from
+                                the command to a checked output, less the
+                                empty frame */
+    double frame_ms;       /**< the empty frame's median: the judge's
+                                clock around a call that does nothing */
+    double noise_ms;       /**< the frame's noise: how far a reported time
+                                may lower the judge's per call */
     double ratio;          /**< the ratio speed credit is scored on */
     double target;         /**< full credit at this ratio */
     double score;          /**< points earned (set by score.c) */

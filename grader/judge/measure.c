@@ -57,6 +57,31 @@ int cl_series_settled(const struct cl_series *s, int min, double rel)
     return s->n < min || cl_stats_stable(s->v, s->n, rel);
 }
 
+struct cl_frame cl_frame_of(const struct cl_series *dry)
+{
+    struct cl_frame f = {0, CL_NOISE_MIN_MS};
+    if (dry->n == 0)
+        return f;
+    f.median_ms = cl_series_median(dry);
+    double spread =
+        cl_series_quantile(dry, 0.75) - cl_series_quantile(dry, 0.25);
+    if (2 * spread > f.noise_ms)
+        f.noise_ms = 2 * spread;
+    return f;
+}
+
+double cl_call_scored_ms(double event_ms, double judge_ms,
+                         const struct cl_frame *f)
+{
+    double judged = judge_ms - f->median_ms;
+    double t = judged;
+    if (event_ms >= 0) {
+        double lowest = judged - f->noise_ms;
+        t = event_ms > lowest ? event_ms : lowest;
+    }
+    return t > 0 ? t : 0;
+}
+
 double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
 {
     double rate = 0.0; /* units per second */

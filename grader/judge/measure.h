@@ -44,6 +44,34 @@ double cl_series_quantile(const struct cl_series *s, double q);
  *  @p rel over the last samples (cl_stats_stable()). */
 int cl_series_settled(const struct cl_series *s, int min, double rel);
 
+/** The empty frame of a case: the judge's clock around a command that
+ *  calls nothing, and how much it varies. */
+struct cl_frame {
+    double median_ms; /**< subtracted from the judge's clock of a call */
+    double noise_ms;  /**< how far the runner's report may lower it */
+};
+
+/** The least noise a frame is given (ms): a clock read and a wake-up. */
+#define CL_NOISE_MIN_MS 0.002
+
+/**
+ * The frame of the empty frames in @p dry: their median, and as noise
+ * twice the spread of their middle half (p75 - p25), at least
+ * CL_NOISE_MIN_MS: honest calls' reported times sit within it of the
+ * judge's clock.
+ */
+struct cl_frame cl_frame_of(const struct cl_series *dry);
+
+/**
+ * The time a call is scored at (ms): the judge's own clock @p judge_ms
+ * (from the command to a checked output) less the frame. The runner's
+ * report @p event_ms (its CUDA events; negative: none) may refine that
+ * down by at most the frame's noise and never below: a report that lies
+ * lowers nothing more. At least 0.
+ */
+double cl_call_scored_ms(double event_ms, double judge_ms,
+                         const struct cl_frame *f);
+
 /**
  * The least time in ms that @p work (bytes or FLOPs) can take on @p g: work
  * over the theoretical memory bandwidth (or 1.25x the measured copy rate

@@ -109,6 +109,16 @@ int cl_runner_talk(struct cl_runner *rn, uint32_t type, const void *p,
                    uint32_t len, const int *fds, int nfds, uint32_t want,
                    void *reply, uint32_t reply_len, double timeout_s);
 
+/**
+ * cl_runner_talk() for a command the judge times (J_CALL, J_DRY): when the
+ * reply arrives, before the runner is paused, @p on_reply(@p ctx) runs
+ * (the judge's check of the output) and its time counts in rn->wall_ms.
+ */
+int cl_runner_talk_clocked(struct cl_runner *rn, uint32_t type, const void *p,
+                           uint32_t len, uint32_t want, void *reply,
+                           uint32_t reply_len, double timeout_s,
+                           void (*on_reply)(void *ctx), void *ctx);
+
 /** What the runner has mapped (read from /proc/PID/maps). */
 enum {
     CL_MAPS_CLEAN = 0, /**< nothing it may not have */

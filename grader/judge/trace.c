@@ -50,7 +50,7 @@ static int contains_ci(const char *hay, const char *needle)
     return 0;
 }
 
-enum cl_trace_rule cl_trace_verdict(const struct cl_trace *t, double span_ms,
+enum cl_trace_rule cl_trace_verdict(const struct cl_trace *t,
                                     const char *const *forbidden, char *why,
                                     size_t len)
 {
@@ -86,14 +86,6 @@ enum cl_trace_rule cl_trace_verdict(const struct cl_trace *t, double span_ms,
                          *f, name);
                 return CL_TRACE_LIBRARY;
             }
-    }
-    if (span_ms > 0 && t->busy_ms > span_ms * 1.05 + 0.005) {
-        snprintf(why, len,
-                 "the GPU was busy with your launches for %.4f ms, but the "
-                 "timed window lasted only %.4f ms: work ran outside it, so "
-                 "the time cannot be trusted",
-                 t->busy_ms, span_ms);
-        return CL_TRACE_UNTIMED;
     }
     return CL_TRACE_OK;
 }

@@ -25,19 +25,18 @@ extern "C" {
 enum cl_trace_rule {
     CL_TRACE_OK = 0,     /**< nothing wrong */
     CL_TRACE_OFF_STREAM, /**< work on another stream: the case fails */
-    CL_TRACE_LIBRARY,    /**< a forbidden library's kernel: the case fails */
-    CL_TRACE_UNTIMED     /**< GPU work outside the timed window: no speed
-                              credit */
+    CL_TRACE_LIBRARY     /**< a forbidden library's kernel: the case fails */
 };
 
 /**
- * Check trace @p t of a call timed at @p span_ms against the rules: no
- * launch off the given stream; no kernel whose name contains one of
- * @p forbidden (NULL-terminated prefixes such as "cublas", "cudnn");
- * traced busy time within the span (5% and 5 us of slack). The first
- * broken rule is returned and described in @p why.
+ * Check trace @p t of a call against the rules: no launch off the given
+ * stream; no kernel whose name contains one of @p forbidden
+ * (NULL-terminated prefixes such as "cublas", "cudnn"). The first broken
+ * rule is returned and described in @p why. A trace is the runner's
+ * report: it can only incriminate the submission, never vouch for it (no
+ * time rests on it, and an empty or missing one decides nothing).
  */
-enum cl_trace_rule cl_trace_verdict(const struct cl_trace *t, double span_ms,
+enum cl_trace_rule cl_trace_verdict(const struct cl_trace *t,
                                     const char *const *forbidden, char *why,
                                     size_t len);
 

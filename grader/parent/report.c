@@ -355,7 +355,12 @@ char *cl_report_json(const struct cl_grade *g)
                 e, "vs", rule.vs == CL_VS_CEILING ? "ceiling" : "baseline");
             cJSON_AddNumberToObject(e, "throughput", throughput(lab, r));
             cJSON_AddNumberToObject(e, "samples", r->samples);
-            cJSON_AddNumberToObject(e, "unexplained_ms", r->unexplained_ms);
+            /* how the time was measured: the judge's clock less the empty
+             * frame, and beside it what the runner reported */
+            cJSON_AddNumberToObject(e, "judge_ms", r->judge_ms);
+            cJSON_AddNumberToObject(e, "event_ms", r->event_ms);
+            cJSON_AddNumberToObject(e, "frame_ms", r->frame_ms);
+            cJSON_AddNumberToObject(e, "noise_ms", r->noise_ms);
             if (r->ceil_ms > 0)
                 cJSON_AddNumberToObject(e, "ceiling_ms", r->ceil_ms);
             if (r->status == CL_ST_PASS && r->t_ms > 0) {

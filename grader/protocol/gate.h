@@ -5,8 +5,8 @@
  * Every timed call, the student's in the runner and the baselines' in the
  * judge, is enqueued behind a gate of the same length: the host's launch
  * latency is then hidden the same way for everyone, and the stream is busy
- * when the call starts, on every call alike. Its kernel's name contains
- * CL_GATE_NAME, which the trace leaves out.
+ * when the call starts, on every call alike. The trace of a call starts
+ * after its gate.
  */
 #ifndef CL_GATE_H
 #define CL_GATE_H
@@ -17,8 +17,7 @@
 extern "C" {
 #endif
 
-#define CL_GATE_NAME "cl_gate_kernel" /**< the gate kernel's name */
-#define CL_GATE_US   40               /**< its length, microseconds */
+#define CL_GATE_US 40 /**< its length, microseconds */
 
 /** Enqueue a gate of @p us microseconds on @p s; the launch's error. */
 cudaError_t cl_gate(int us, cudaStream_t s);

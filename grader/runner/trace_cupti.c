@@ -17,7 +17,6 @@ static struct cl_trace g_acc;         /* the call being collected */
 static uint64_t g_span[MAX_SPANS][2]; /* its GPU intervals */
 static int g_nspan;
 static uint32_t g_ours = 0xffffffffu, g_legacy = 0xffffffffu;
-static const char *g_skip;
 
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size,
                                       size_t *max_records)
@@ -91,8 +90,6 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
         if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
             r->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
             const CUpti_ActivityKernel10 *k = (const void *)r;
-            if (g_skip && k->name && strstr(k->name, g_skip))
-                continue;
             int grid[3] = {k->gridX, k->gridY, k->gridZ};
             int block[3] = {k->blockX, k->blockY, k->blockZ};
             add(0, k->name, k->streamId, grid, block, k->start, k->end, 0);
@@ -152,9 +149,8 @@ static int by_start(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-void cl_trace_cupti_collect(struct cl_trace *t, const char *skip)
+void cl_trace_cupti_collect(struct cl_trace *t)
 {
-    g_skip = skip;
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     pthread_mutex_lock(&g_lock);
     /* the union of the intervals: time the GPU spent on the call */

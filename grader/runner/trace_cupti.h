@@ -27,9 +27,8 @@ void cl_trace_cupti_streams(void *stream);
  *  slows every launch, so timed calls run without it. */
 void cl_trace_cupti_enable(int on);
 
-/** Flush the records of the call just made into @p t (and forget them),
- *  leaving out kernels named @p skip (the runner's own gate). */
-void cl_trace_cupti_collect(struct cl_trace *t, const char *skip);
+/** Flush the records of the call just made into @p t (and forget them). */
+void cl_trace_cupti_collect(struct cl_trace *t);
 
 #ifdef __cplusplus
 }

@@ -248,7 +248,7 @@ START_TEST(test_json_round_trip)
     ck_assert_str_eq(str(x, "baseline"), "the judge's loop");
     ck_assert_str_eq(str(x, "policy"), "default");
     ck_assert_int_eq(strncmp(str(x, "sandbox"), "sandbox: own session", 20), 0);
-    SAYS(str(x, "sandbox"), "seccomp, no files");
+    SAYS(str(x, "sandbox"), "seccomp allow-list, no files opened");
     ck_assert_ptr_null(cJSON_GetObjectItem(x, "gpu")); /* the CPU lab */
     ck_assert_ptr_null(cJSON_GetObjectItem(x, "versions"));
 
@@ -276,7 +276,10 @@ START_TEST(test_json_round_trip)
     ck_assert_double_eq_tol(num(c, "throughput"),
                             12.0 * (1 << 24) / (s->t_ms * 1e-3) / 1e9, 1e-9);
     ck_assert_double_eq(num(c, "samples"), s->samples);
-    NEAR(num(c, "unexplained_ms"), s->unexplained_ms);
+    NEAR(num(c, "judge_ms"), s->judge_ms);
+    NEAR(num(c, "event_ms"), s->event_ms);
+    NEAR(num(c, "frame_ms"), s->frame_ms);
+    NEAR(num(c, "noise_ms"), s->noise_ms);
     ck_assert_ptr_null(cJSON_GetObjectItem(c, "ceiling_ms")); /* none */
     ck_assert_ptr_null(cJSON_GetObjectItem(c, "trace"));      /* no CUPTI */
     cJSON_Delete(o);

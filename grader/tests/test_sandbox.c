@@ -379,44 +379,42 @@ START_TEST(test_nothing_written_later)
 }
 END_TEST
 
-/* A runner that reports a third of its real time (CL_TEST_FORGE_SPAN, the
- * runner's stand-in for tampering) is caught by the judge's own clock: the
- * speed case is unconfirmed and earns nothing, though it is correct. */
-START_TEST(test_forged_time_unconfirmed)
+/* A runner that reports shorter times than it takes, on every call or on
+ * 60% of them, and one whose clock is patched (rt_got_clock): the judge's
+ * own clock decides. The scored time stays the judge's (less its frame),
+ * no lower than that by more than the frame's noise, whatever the report
+ * says; the case passes at its true speed and gains nothing. */
+static void expect_judged(const char *fixture, const char *const *env)
 {
-    static const char *const env[] = {"CL_TEST_FORGE_SPAN=0.3", NULL};
-    const struct row r = {0, "honest", "-c speed", 0, "unconfirmed", "", ""};
+    struct row r = {0, "", "-c speed", 0, "pass", "", ""};
+    snprintf(r.fixture, sizeof r.fixture, "%s", fixture);
     struct grade_proc p;
     grade_row(&r, &p, env);
-    ck_assert_msg(p.rc == 0, "exit %d\n%s\n%s", p.rc, p.out, p.err);
-    ck_assert_ptr_nonnull(p.json);
+    ck_assert_msg(p.rc == 0, "%s: exit %d\n%s\n%s", fixture, p.rc, p.out,
+                  p.err);
     const cJSON *c = result_case(p.json, "speed");
     ck_assert_ptr_nonnull(c);
-    ck_assert_str_eq(json_str(c, "status"), "unconfirmed");
-    /* the forged time took effect: the student looks far faster than the
-     * judge's loop (about 3x), and still scores nothing for speed */
+    ck_assert_str_eq(json_str(c, "status"), "pass");
     ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(c, "timed")), 1);
-    ck_assert_double_gt(json_num(c, "speedup"), 1.5);
-    ck_assert_double_gt(json_num(c, "unexplained_ms"), 0.1);
-    const cJSON *t =
-        cJSON_GetArrayItem(cJSON_GetObjectItem(p.json, "tests"), 0);
-    ck_assert_str_eq(json_str(t, "name"), "speed (speed)");
-    ck_assert_double_eq(json_num(t, "score"), 0.0);
-    ck_assert_double_eq(json_num(t, "max_score"), 20.0);
-    ck_assert_ptr_nonnull(strstr(json_str(t, "output"),
-                                 "unconfirmed: the time could not be "
-                                 "confirmed"));
-    ck_assert_double_eq(json_num(p.json, "score"), 0.0);
-    ck_assert_double_eq(
-        json_num(cJSON_GetObjectItem(p.json, "extra_data"), "speed_score"),
-        0.0);
-    /* no place on the leaderboard either */
-    ck_assert_int_eq(
-        cJSON_GetArraySize(cJSON_GetObjectItem(p.json, "leaderboard")), 0);
-    ck_assert_ptr_nonnull(strstr(p.out, "speed (speed)              "
-                                        "unconfirmed"));
-    ck_assert_ptr_nonnull(strstr(p.out, "score: 0.0 / 20.0"));
+    double t = json_num(c, "time_ms"), judge = json_num(c, "judge_ms");
+    double event = json_num(c, "event_ms"), noise = json_num(c, "noise_ms");
+    /* the report lied by half or more (the test means something) ... */
+    ck_assert_msg(event < 0.7 * judge, "%s: events %.4f, judge %.4f", fixture,
+                  event, judge);
+    /* ... and moved the scored time no further than the noise allows */
+    ck_assert_msg(t >= judge - noise - 1e-9,
+                  "%s: scored %.4f ms, judge %.4f ms, noise %.4f ms", fixture,
+                  t, judge, noise);
     grade_proc_free(&p);
+}
+
+START_TEST(test_forged_time_ignored)
+{
+    static const char *const all[] = {"CL_TEST_FORGE_SPAN=0.2", NULL};
+    static const char *const most[] = {"CL_TEST_FORGE_SPAN=0.2:0.6", NULL};
+    expect_judged("honest", all);
+    expect_judged("honest", most);
+    expect_judged("rt_got_clock", NULL);
 }
 END_TEST
 
@@ -495,7 +493,7 @@ static Suite *sandbox_suite(void)
     suite_add_tcase(s, table);
     TCase *more = tcase_create("more");
     tcase_set_timeout(more, ROW_LIMIT_S + 30);
-    tcase_add_test(more, test_forged_time_unconfirmed);
+    tcase_add_test(more, test_forged_time_ignored);
     tcase_add_test(more, test_output_cannot_forge_report);
     tcase_add_test(more, test_judge_death_costs_one_case);
     tcase_add_test(more, test_nothing_written_later);
