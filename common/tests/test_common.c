@@ -386,6 +386,49 @@ START_TEST(test_peaks_cache_round_trip)
 }
 END_TEST
 
+/* the no-GPU sentence: a machine without a driver hears it plainly, not as
+ * the runtime's "driver version is insufficient"; the other causes are
+ * named (their wording depends on the driver, which this machine may have) */
+START_TEST(test_no_gpu_reason)
+{
+    char buf[256];
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess)
+        driver = 0;
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    const char *r =
+        cl_no_gpu_reason(cudaErrorInsufficientDriver, buf, sizeof buf);
+    ck_assert_ptr_eq(r, buf);
+    if (driver == 0) {
+        ck_assert_str_eq(buf, "no NVIDIA driver or GPU found");
+        cl_no_gpu_reason(cudaErrorNoDevice, buf, sizeof buf);
+        ck_assert_str_eq(buf, "no NVIDIA driver or GPU found");
+        cl_no_gpu_reason(cudaSuccess, buf, sizeof buf); /* zero devices */
+        ck_assert_str_eq(buf, "no NVIDIA driver or GPU found");
+    } else {
+        ck_assert_msg(strstr(buf, "older than the CUDA") != NULL, "%s", buf);
+        cl_no_gpu_reason(cudaErrorNoDevice, buf, sizeof buf);
+        ck_assert_msg(strstr(buf, "no NVIDIA GPU found (the driver") == buf,
+                      "%s", buf);
+        setenv("CUDA_VISIBLE_DEVICES", "7", 1);
+        cl_no_gpu_reason(cudaErrorNoDevice, buf, sizeof buf);
+        ck_assert_msg(strstr(buf, "CUDA_VISIBLE_DEVICES='7'") != NULL, "%s",
+                      buf);
+        unsetenv("CUDA_VISIBLE_DEVICES");
+    }
+    ck_assert_ptr_null(strstr(buf, "insufficient"));
+    cl_no_gpu_reason(cudaErrorDevicesUnavailable, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "unavailable") != NULL, "%s", buf);
+    /* anything else keeps the runtime's words */
+    cl_no_gpu_reason(cudaErrorInitializationError, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "no usable NVIDIA GPU: ") == buf, "%s", buf);
+    /* a short buffer is cut, never overrun */
+    char tiny[8];
+    cl_no_gpu_reason(cudaErrorNoDevice, tiny, sizeof tiny);
+    ck_assert_uint_eq(strlen(tiny), 7);
+}
+END_TEST
+
 // ---- safetensors ----------------------------------------------------------
 
 /* write a safetensors file: the header text, then @p data bytes of data;
@@ -655,6 +698,7 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_xmalloc);
     tcase_add_test(core, test_version_strings);
     tcase_add_test(core, test_peaks_cache_round_trip);
+    tcase_add_test(core, test_no_gpu_reason);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("limits");

@@ -323,13 +323,25 @@ START_TEST(test_make_rough_edges)
         ck_assert_int_ne(sh("make -s bench LAB=01 > %s/bench.log 2>&1", dir),
                          0);
         ck_assert_int_eq(
-            sh("grep -q \"no usable CUDA GPU\" %s/bench.log && ! grep -q "
+            sh("grep -q \"nothing was timed (the grader exited 3)\" "
+               "%s/bench.log && ! grep -q insufficient %s/bench.log && ! grep "
+               "-q "
                "\"^|\" %s/bench.log",
-               dir, dir),
+               dir, dir, dir),
             0);
         ck_assert_int_ne(sh("make -s grade > %s/grade.log 2>&1", dir), 0);
         ck_assert_int_eq(
-            sh("test $(grep -c \"no CUDA GPU\" %s/grade.log) = 1", dir), 0);
+            sh("test $(grep -c \"nothing graded (exit 3)\" %s/grade.log) = 1",
+               dir),
+            0);
+        /* no driver at all: said in those words, in both */
+        if (access("/proc/driver/nvidia/version", F_OK) != 0)
+            ck_assert_int_eq(sh("grep -q \"bench: no NVIDIA driver or GPU "
+                                "found: nothing was timed\" %s/bench.log && "
+                                "grep -q \"no NVIDIA driver or GPU found\" "
+                                "%s/grade.log",
+                                dir, dir),
+                             0);
     }
     sh("rm -rf %s", dir);
 }
