@@ -265,7 +265,8 @@ START_TEST(test_gradebook_from_results)
 
     /* Canvas's layout: no score where nothing was graded */
     ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, CL_BOOK_CANVAS,
-                                             "Lab 1 (4242)", err, sizeof err),
+                                             "Lab 1 (4242)", NULL, err,
+                                             sizeof err),
                      8);
     snprintf(path, sizeof path, "%s/gradebook-canvas.csv", dir);
     csv = cl_read_file(path, NULL);
@@ -283,7 +284,7 @@ START_TEST(test_gradebook_from_results)
     free(csv);
     /* Gradescope's */
     ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, CL_BOOK_GRADESCOPE, NULL,
-                                             err, sizeof err),
+                                             NULL, err, sizeof err),
                      8);
     snprintf(path, sizeof path, "%s/gradebook-gradescope.csv", dir);
     csv = cl_read_file(path, NULL);
@@ -315,10 +316,19 @@ START_TEST(test_gradebook_from_results)
                         "gradescope | grep -q gradebook-gradescope.csv",
                         dir),
                      0);
-    /* no results folder: an error, not a crash */
+    /* no batch there: said, not a crash */
     ck_assert_int_eq(cl_gradebook_collect("/nonexistent", lab, err, sizeof err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err, "cannot open"));
+                     CL_BOOK_NOT_A_BATCH);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent is not a folder"));
+    ck_assert_int_eq(cl_gradebook_collect("/tmp", lab, err, sizeof err),
+                     CL_BOOK_NOT_A_BATCH);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open /tmp/results"));
+    /* another lab's results: refused, naming the lab and the file */
+    ck_assert_int_eq(
+        cl_gradebook_collect(dir, cl_lab_find("02", NULL), err, sizeof err),
+        CL_BOOK_NOT_A_BATCH);
+    ck_assert_msg(strstr(err, "is a result of lab 01, not of lab 02") != NULL,
+                  "%s", err);
     sh("rm -rf %s", dir);
 }
 END_TEST
