@@ -565,6 +565,61 @@ START_TEST(test_classroom_workflow)
 }
 END_TEST
 
+/* what a student without a GPU is given: docs/colab.ipynb is a notebook
+ * (nbformat 4) whose code cells run tools/hosted-gpu.sh, and the script
+ * installs the build's packages with apt, then runs make grade; here,
+ * without a GPU, it says so and stops (exit 3) before installing anything */
+START_TEST(test_hosted_gpu_notebook)
+{
+    char *text = cl_read_file("docs/colab.ipynb", NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *nb = cJSON_Parse(text);
+    free(text);
+    ck_assert_msg(cJSON_IsObject(nb), "docs/colab.ipynb is not JSON");
+    ck_assert_int_eq(
+        (int)cJSON_GetNumberValue(cJSON_GetObjectItem(nb, "nbformat")), 4);
+    int runs = 0, cells = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(nb, "cells"))
+    {
+        const char *type =
+            cJSON_GetStringValue(cJSON_GetObjectItem(c, "cell_type"));
+        ck_assert_ptr_nonnull(type);
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(c, "source")));
+        cells++;
+        if (strcmp(type, "code") != 0)
+            continue;
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(c, "outputs")));
+        const cJSON *line;
+        cJSON_ArrayForEach(line, cJSON_GetObjectItem(c, "source"))
+        {
+            const char *l = cJSON_GetStringValue(line);
+            runs += l && strstr(l, "!bash tools/hosted-gpu.sh $LAB") != NULL;
+        }
+    }
+    cJSON_Delete(nb);
+    ck_assert_int_ge(cells, 5);
+    ck_assert_int_ge(runs, 1);
+    ck_assert_int_eq(sh("bash -n tools/hosted-gpu.sh"), 0);
+    ck_assert_int_eq(sh("grep -q \"check libsubunit-dev libcjson-dev "
+                        "libseccomp-dev\" tools/hosted-gpu.sh && grep -q "
+                        "\"make -s grade LAB=\" tools/hosted-gpu.sh"),
+                     0);
+    if (sh("nvidia-smi -L > /dev/null 2>&1") != 0) {
+        char log[] = "/tmp/cl-hosted-XXXXXX";
+        int fd = mkstemp(log);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(sh("bash tools/hosted-gpu.sh 01 > %s 2>&1", log), 3);
+        ck_assert_int_eq(sh("grep -q \"no NVIDIA GPU in this notebook\" %s && "
+                            "! grep -q apt-get %s",
+                            log, log),
+                         0);
+        unlink(log);
+    }
+}
+END_TEST
+
 /* the Makefile builds a student's lab from NAME.cu beside its interface
  * NAME.h: the file the grader names (--which) and builds in a batch */
 START_TEST(test_lab_source_is_the_graded_file)
@@ -762,6 +817,85 @@ START_TEST(test_todo_markers_point_to_readme)
 }
 END_TEST
 
+/* the rungs a lab's README names (VAR_KERNEL=k, VAR_KERNEL=a..b, and
+ * "`VAR_KERNEL=a` to `b`") exist in the solution's LADDER ("VAR first
+ * last [group]" lines), so that no README promises a rung the ladder does
+ * not have or hides the ones it has; and no README counts the rungs
+ * without saying where the solutions are */
+START_TEST(test_readmes_match_ladders)
+{
+    if (access("solutions", F_OK) != 0) {
+        printf("skip: no solutions/ in a handout tree\n");
+        return;
+    }
+    int mentions = 0;
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        char path[256];
+        snprintf(path, sizeof path, "solutions/%s-%s/LADDER", (*l)->id,
+                 (*l)->slug);
+        char *ladder = cl_read_file(path, NULL);
+        ck_assert_msg(ladder != NULL, "no %s", path);
+        snprintf(path, sizeof path, "labs/%s-%s/README.md", (*l)->id,
+                 (*l)->slug);
+        char *doc = cl_read_file(path, NULL);
+        ck_assert_ptr_nonnull(doc);
+        for (char *p = strstr(doc, "_KERNEL="); p;
+             p = strstr(p + 1, "_KERNEL=")) {
+            const char *v = p;
+            while (v > doc && (isupper((unsigned char)v[-1]) ||
+                               isdigit((unsigned char)v[-1]) || v[-1] == '_'))
+                v--;
+            char var[64];
+            snprintf(var, sizeof var, "%.*s", (int)(p + 7 - v), v);
+            const char *q = p + 8;
+            if (!isdigit((unsigned char)*q))
+                continue; /* VAR_KERNEL=N, VAR_KERNEL=k: no number */
+            long a = strtol(q, (char **)&q, 10), b = a;
+            if (q[0] == '.' && q[1] == '.')
+                b = strtol(q + 2, NULL, 10);
+            else if (strncmp(q, "` to `", 6) == 0)
+                b = strtol(q + 6, NULL, 10);
+            /* the variable's line in the LADDER */
+            long first = -1, last = -1;
+            for (char *line = ladder; line && *line;) {
+                char name[64];
+                long f, t;
+                if (sscanf(line, "%63s %ld %ld", name, &f, &t) == 3 &&
+                    strcmp(name, var) == 0) {
+                    first = f;
+                    last = t;
+                }
+                line = strchr(line, '\n');
+                line = line ? line + 1 : NULL;
+            }
+            ck_assert_msg(first >= 0,
+                          "%s names %s, which is no ladder of "
+                          "the solution's LADDER",
+                          path, var);
+            ck_assert_msg(a >= first && b <= last && a <= b,
+                          "%s names %s=%ld..%ld, the LADDER has %ld..%ld", path,
+                          var, a, b, first, last);
+            mentions++;
+        }
+        free(doc);
+        free(ladder);
+    }
+    ck_assert_int_ge(mentions, 2); /* the scan sees the READMEs' rungs */
+    /* a handout has no solutions: "SOLUTION=1" is said with where they are */
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        char path[256];
+        snprintf(path, sizeof path, "labs/%s-%s/README.md", (*l)->id,
+                 (*l)->slug);
+        ck_assert_msg(sh("grep -E -q \"^- .make (grade|bench) LAB=[0-9]+ "
+                         "SOLUTION=1\" %s",
+                         path) != 0,
+                      "%s offers SOLUTION=1 without saying where the "
+                      "solutions are",
+                      path);
+    }
+}
+END_TEST
+
 /* the skeleton and the solution both define the interface's entry points */
 START_TEST(test_skeleton_and_solution_interface)
 {
@@ -887,6 +1021,8 @@ int main(void)
     tcase_add_test(core, test_handout_holds_exactly_the_shipped_files);
     tcase_add_test(core, test_lab_source_is_the_graded_file);
     tcase_add_test(core, test_classroom_workflow);
+    tcase_add_test(core, test_readmes_match_ladders);
+    tcase_add_test(core, test_hosted_gpu_notebook);
     suite_add_tcase(s, core);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
