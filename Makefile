@@ -335,18 +335,25 @@ help:
 	@echo "  ends in 'Error N' with the grader's code N; build/bin/grade NN exits"
 	@echo "  with the code itself."
 
-## docs: the HTML site (Doxygen) in build/docs/html; warnings fail it
-DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) docs/grading.md \
-             $(wildcard docs/instructor.md) docs/student-tools.md \
-             docs/performance.md common grader grader/labs \
+## docs: the HTML site (Doxygen) in build/docs/html, a student's: the
+## guides, the labs, the figures and the labs' interface headers (never
+## the grader's internals); warnings fail it
+DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) \
+             docs/student-tools.md docs/grading.md docs/performance.md \
+             $(wildcard docs/instructor.md) \
              $(wildcard $(addsuffix /*.h,$(LAB_DIRS)))
 docs:
 	$(Q)command -v doxygen >/dev/null || { echo "docs: doxygen is missing: sudo apt-get install doxygen"; exit 1; }
-	$(Q)mkdir -p $(BUILD)/docs
+	$(Q)rm -rf $(BUILD)/docs && mkdir -p $(BUILD)/docs
 	$(Q)DOCS_ROOT=$(CURDIR) DOCS_OUT=$(BUILD)/docs DOCS_INPUT="$(DOCS_INPUT)" \
 	  doxygen docs/Doxyfile || { cat $(BUILD)/docs/warnings.log; exit 1; }
 	$(Q)if [ -s $(BUILD)/docs/warnings.log ]; then cat $(BUILD)/docs/warnings.log; exit 1; fi
-	$(Q)mkdir -p $(BUILD)/docs/html/img && cp docs/img/*.png $(BUILD)/docs/html/img/
+	$(Q)mine=$$(ls labs/*/*.h | xargs -n1 basename | sed 's/[.]h$$//'); \
+	  inner=$$(cd $(BUILD)/docs/html && ls *_8h.html 2>/dev/null | sed -e 's/_8h[.]html$$//' -e 's/__/_/g' | \
+	  grep -v -x -F "$$mine"); \
+	  [ -z "$$inner" ] || { echo "docs: the site documents headers that are no lab's interface: $$inner"; exit 1; }
+	$(Q)mkdir -p $(BUILD)/docs/html/img $(BUILD)/docs/html/docs && cp docs/img/*.png $(BUILD)/docs/html/img/ && \
+	  cp docs/colab.ipynb $(BUILD)/docs/html/docs/
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 ## plots: draw docs/data/labNN.csv (from make bench SOLUTION=1) into docs/img
