@@ -926,14 +926,37 @@ START_TEST(test_slurm_batch)
     int rc = sh("SLURM_GRES= make -s grade-class-slurm LAB=01 SUBMISSIONS=%s "
                 "OUT=%s SBATCH_ARGS=--cpus-per-task=1 > %s/submit.log 2>&1",
                 subs, out, dir);
-    /* wait for the array and the collect job, at most 10 minutes */
+    /* and a course's policy through the same path (lab 00, on the CPU):
+     * kept in OUT, used by every task and by the collect job */
+    char subs0[128], out0[128];
+    snprintf(subs0, sizeof subs0, "%s/subs0", dir);
+    snprintf(out0, sizeof out0, "%s/out0", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs0), 0);
+    put(subs0, "alice.c", sub_right);
+    put(subs0, "bob.c", sub_broken);
+    put(dir, "course.json",
+        "{\"name\": \"course X\", \"labs\": {\"00\": {\"cases\": "
+        "{\"n=1\": 5, \"n=1000\": 7, \"n=2^20\": 3, \"speed\": 0}}}}\n");
+    int rc0 = sh("SLURM_GRES= make -s grade-class-slurm LAB=00 SUBMISSIONS=%s "
+                 "OUT=%s POLICY=%s/course.json "
+                 "SBATCH_ARGS=--cpus-per-task=1 > %s/submit0.log 2>&1",
+                 subs0, out0, dir, dir);
+    /* wait for the arrays and the collect jobs, at most 10 minutes */
     int waited = sh("for i in $(seq 300); do "
                     "[ -z \"$(squeue -h 2>/dev/null)\" ] && exit 0; sleep 2; "
                     "done; exit 1");
     sh("bash grader/tests/slurm-cluster.sh stop > /dev/null 2>&1");
     ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(rc0, 0);
     ck_assert_int_eq(waited, 0);
     expect_statuses(out);
+    ck_assert_int_eq(
+        sh("grep -q \"policy %s/policy.json\" %s/submit0.log", out0, dir), 0);
+    const char *r = row(out0, "alice");
+    ck_assert_msg(strstr(r, ",15.00,15.00,") && strstr(r, ",graded,"), "%s", r);
+    r = row(out0, "bob");
+    ck_assert_msg(strstr(r, ",0.00,15.00,") && strstr(r, ",compile-error,"),
+                  "%s", r);
     /* one task per submission ran */
     ck_assert_int_eq(
         sh("test $(ls %s/logs/slurm-*_*.out | wc -l) = %d", out, N_SUBMISSIONS),
