@@ -279,7 +279,7 @@ VERSION_STR := $(shell cat VERSION 2>/dev/null || echo 0)
 DIST        ?= dist
 CLASSROOM   ?=
 handout:
-	$(Q)CLASSROOM="$(if $(CLASSROOM),$(call lab_dir,$(CLASSROOM)))" sh tools/release.sh handout $(DIST) $(VERSION_STR)
+	$(Q)CLASSROOM="$(if $(CLASSROOM),$(or $(call lab_dir,$(CLASSROOM)),$(CLASSROOM)))" sh tools/release.sh handout $(DIST) $(VERSION_STR)
 release-solutions:
 	$(Q)sh tools/release.sh solutions $(DIST) $(VERSION_STR) $(if $(LAB),$(GRADE_LABS))
 
