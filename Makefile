@@ -1,6 +1,6 @@
 # CUDA Labs: a graded CUDA workbook in C.
 #
-#   make grade [LAB=01|vector-add] [SOLUTION=1] [ARGS="--case n=31"]
+#   make grade [LAB=01|vector-add] [SOLUTION=1] [ARGS="--case n=31"] [POLICY=f]
 #   make check [LAB=01]  compile warning-free, static checks (no GPU needed)
 #   make test        build everything (every skeleton, solution, the grader)
 #                    and run the unit tests; GPU suites skip without a GPU
@@ -8,7 +8,7 @@
 #   make clean
 #
 # Variables you may set: CUDA_HOME, CUDNN_HOME, GPU_ARCH ("80 90"), V=1,
-# WERROR=1, BUILD, CC, NO_APT=1.
+# WERROR=1, BUILD, CC, NO_APT=1, POLICY (a course's grading policy file).
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
@@ -23,6 +23,9 @@ WERROR    ?= 0
 LAB       ?=
 SOLUTION  ?= 0
 ARGS      ?=
+# a course's grading policy (JSON over grader/policy.json): every way of
+# grading takes it (grade, bench, grade-class, grade-class-slurm, autograder)
+POLICY    ?=
 
 # a literal comma, for use inside $(if ...)
 , := ,
@@ -142,6 +145,14 @@ TESTS       := $(addprefix $(BUILD)/tests/test_,common refs score policy \
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
 lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))
+# the one file a lab grades: NAME.cu beside the lab's interface NAME.h
+# (`grade NN --which` names the same file; test_release checks it)
+lab_src = $(patsubst %.h,%.cu,$(firstword $(wildcard labs/$(1)/*.h)))
+# shell: name every other .cu file of lab $(1) (a shell word) as not graded
+# ($(2): the graded file); spaces and quotes in names are safe
+note_others = for f in labs/$(1)/*.cu; do [ ! -e "$$f" ] || [ "$$f" = "$(2)" ] || echo "note: $$f is not graded: the grade builds $(2) alone" >&2; done
+# --policy for the grader when POLICY is set (its path made absolute)
+POLICY_ARG := $(if $(POLICY),--policy $(abspath $(POLICY)))
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 
@@ -169,10 +180,13 @@ MAINTAINER := $(if $(wildcard grader/tests/fixtures),1)
 all: deps $(GRADER) $(RUNNER) $(STUDENT_SO) $(SOLUTION_SO)
 
 ## grade: grade LAB (default: every lab) with the student's code or SOLUTION=1
-## (make stops at the first lab that finds no GPU: one message, not six)
+## (make stops at the first lab that finds no GPU: one message, not six);
+## POLICY=FILE grades with a course's policy
 grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
 	$(Q)rc=0; for l in $(GRADE_LABS); do \
-	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(ARGS) || rc=$$?; \
+	  $(if $(filter 1,$(SOLUTION)),,src=$$(ls labs/$$l/*.h 2>/dev/null | head -n 1); src=$${src%.h}.cu; \
+	  $(call note_others,$$l,$$src);) \
+	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(POLICY_ARG) $(ARGS) || rc=$$?; \
 	  [ $$rc -ne 3 ] || break; \
 	done; exit $$rc
 
@@ -209,7 +223,7 @@ demo: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUIL
 ## without a GPU it says so and fails (the grader's exit 3)
 bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
 	$(Q)rc=0; for l in $(GRADE_LABS); do \
-	  echo "## $$l"; bash tools/bench.sh $${l%%-*} $(VARIANT) || rc=$$?; \
+	  echo "## $$l"; POLICY="$(abspath $(POLICY))" bash tools/bench.sh $${l%%-*} $(VARIANT) || rc=$$?; \
 	  [ $$rc -ne 3 ] || break; \
 	done; exit $$rc
 
@@ -230,7 +244,8 @@ peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO))
 ## when the source uses shared memory)
 memcheck: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
 	$(Q)rc=0; for l in $(GRADE_LABS); do echo "## $$l"; \
-	  bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$$(ls $(if $(filter 1,$(SOLUTION)),solutions,labs)/$$l/*.cu | head -n 1)" || rc=1; \
+	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
+	  bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)" || rc=1; \
 	done; exit $$rc
 
 ## profile: Nsight Compute on LAB's kernels, one representative case
@@ -243,29 +258,37 @@ profile: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(B
 ## one file or folder per student, or Canvas's or Gradescope's export) for
 ## LAB into OUT (default build/class/NN-name): results/, logs/,
 ## gradebook.csv. FORCE=1 re-grades; GPUS="0 1" spreads over GPUs; TIMEOUT
-## per submission; FORMAT=canvas|gradescope also writes that LMS's import
+## per submission; FORMAT=canvas|gradescope also writes that LMS's import;
+## POLICY=FILE grades with a course's policy (kept as OUT/policy.json)
 SUBMISSIONS ?=
 grade-class: deps $(GRADER)
-	$(Q)bash tools/grade-class.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)"
+	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/grade-class.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)"
 
 ## grade-class-slurm: the same as a Slurm job array, then a collect job
 grade-class-slurm: deps $(GRADER)
-	$(Q)bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
+	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
 
 # build one submission (used by the batch): SRC=file.cu SO=out.so LABDIR=..
 # (SRC and SO reach the recipe through the environment: spaces, quotes and
 # any letters are safe; nvcc itself runs a shell on file names, so the
-# batch builds a copy of a source whose path holds $ ` " or \)
+# batch builds a copy of a source whose path holds $ ` " or \). A .c file
+# is a submission of the CPU self-test lab 00, built with the host compiler.
 build-submission:
-	$(Q)mkdir -p "$$(dirname "$$SO")" && $(NVCC) $(SO_FLAGS) -Ilabs/$(LABDIR) -o "$$SO" "$$SRC"
+	$(Q)mkdir -p "$$(dirname "$$SO")" && case "$$SRC" in \
+	  *.c) $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -o "$$SO" "$$SRC" ;; \
+	  *) $(NVCC) $(SO_FLAGS) -Ilabs/$(LABDIR) -o "$$SO" "$$SRC" ;; \
+	esac
 
-## handout: dist/cuda-labs-handout-VERSION.tar.gz: everything but solutions/
-## and the grader's own tests (no file in it answers a lab)
+## handout: dist/cuda-labs-handout-VERSION.tar.gz: the tracked files of the
+## shipped folders, less solutions/ and the grader's own tests; refuses
+## untracked files inside them (a submissions/ folder, a scratch answer).
+## CLASSROOM=NN adds the GitHub Classroom workflow for lab NN
 ## release-solutions [LAB=..]: the chosen labs' solutions, ladders and notes
 VERSION_STR := $(shell cat VERSION 2>/dev/null || echo 0)
 DIST        ?= dist
+CLASSROOM   ?=
 handout:
-	$(Q)sh tools/release.sh handout $(DIST) $(VERSION_STR)
+	$(Q)CLASSROOM="$(if $(CLASSROOM),$(or $(call lab_dir,$(CLASSROOM)),$(CLASSROOM)))" sh tools/release.sh handout $(DIST) $(VERSION_STR)
 release-solutions:
 	$(Q)sh tools/release.sh solutions $(DIST) $(VERSION_STR) $(if $(LAB),$(GRADE_LABS))
 
@@ -279,16 +302,19 @@ check: deps $(GRADER)
 	$(Q)rc=0; for l in $(GRADE_LABS); do \
 	  [ -d labs/$$l ] || { echo "check: unknown lab '$$l' (make help)" >&2; rc=2; continue; }; \
 	  echo "## $$l"; mkdir -p $(BUILD)/check/$(VARIANT) || exit 6; \
-	  $(NVCC) $(SO_FLAGS) $(CHECK_FLAGS) -Ilabs/$$l -o $(BUILD)/check/$(VARIANT)/$$l.so \
-	    $(if $(filter 1,$(SOLUTION)),solutions,labs)/$$l/*.cu || { rc=1; continue; }; \
+	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
+	  $(if $(filter 1,$(SOLUTION)),src=solutions/$$l/$$(basename "$$src");,$(call note_others,$$l,$$src);) \
+	  $(NVCC) $(SO_FLAGS) $(CHECK_FLAGS) -Ilabs/$$l -o $(BUILD)/check/$(VARIANT)/$$l.so "$$src" || { rc=1; continue; }; \
 	  $(GRADER) $$l --lib $(BUILD)/check/$(VARIANT)/$$l.so --check || rc=$$?; \
 	done; exit $$rc
 
 ## autograder: LAB's Gradescope autograder, dist/autograder-NN-name.zip
-## (setup.sh, run_autograder; docs/instructor.md says how to use it)
-autograder:
+## (setup.sh, run_autograder; docs/instructor.md says how to use it);
+## POLICY=FILE puts a course's policy in it, checked first
+autograder: $(if $(POLICY),$(GRADER))
 	$(Q)[ -n "$(LAB)" ] || { echo "autograder: which lab? make autograder LAB=NN" >&2; exit 2; }
-	$(Q)sh tools/release.sh autograder $(DIST) $(VERSION_STR) $(GRADE_LABS)
+	$(Q)$(if $(POLICY),$(GRADER) $(GRADE_LABS) --policy "$(POLICY)" --list > /dev/null || { echo "autograder: POLICY=$(POLICY) is refused (above): no zip written" >&2; exit 2; })
+	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" sh tools/release.sh autograder $(DIST) $(VERSION_STR) $(GRADE_LABS)
 
 # the grader alone (the autograder's setup.sh builds it so)
 grader: deps $(GRADER)
@@ -303,10 +329,11 @@ help:
 	  else printf "  %-20s %s\n", "", s }' $(firstword $(MAKEFILE_LIST))
 	@echo
 	@echo "variables: LAB (01, 1, vector-add or 01-vector-add), SOLUTION (0 or 1),"
-	@echo "  ARGS (options for the grader: build/bin/grade --help), CUDA_HOME,"
-	@echo "  CUDNN_HOME, GPU_ARCH (\"80 90\"), CC, BUILD, V=1, WERROR=1, NO_APT=1;"
-	@echo "  grade-class: SUBMISSIONS, OUT, FORCE=1, GPUS, TIMEOUT, SEED, FORMAT"
-	@echo "  (canvas or gradescope), ASSIGNMENT"
+	@echo "  ARGS (options for the grader: build/bin/grade --help), POLICY (a"
+	@echo "  course's policy file, for grade, bench, grade-class, autograder),"
+	@echo "  CUDA_HOME, CUDNN_HOME, GPU_ARCH (\"80 90\"), CC, BUILD, V=1, WERROR=1,"
+	@echo "  NO_APT=1; grade-class: SUBMISSIONS, OUT, FORCE=1, GPUS, TIMEOUT, SEED,"
+	@echo "  FORMAT (canvas or gradescope), ASSIGNMENT; handout: CLASSROOM=NN"
 	@echo
 	@echo "the grader's exit codes: 0 graded, all correct; 1 graded, a case failed;"
 	@echo "  2 usage error; 3 no GPU (nothing graded); 4 forbidden library;"
@@ -317,18 +344,25 @@ help:
 	@echo "  ends in 'Error N' with the grader's code N; build/bin/grade NN exits"
 	@echo "  with the code itself."
 
-## docs: the HTML site (Doxygen) in build/docs/html; warnings fail it
-DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) docs/grading.md \
-             $(wildcard docs/instructor.md) docs/student-tools.md \
-             docs/performance.md common grader grader/labs \
+## docs: the HTML site (Doxygen) in build/docs/html, a student's: the
+## guides, the labs, the figures and the labs' interface headers (never
+## the grader's internals); warnings fail it
+DOCS_INPUT = README.md $(addsuffix /README.md,$(LAB_DIRS)) \
+             docs/student-tools.md docs/grading.md docs/performance.md \
+             $(wildcard docs/instructor.md) \
              $(wildcard $(addsuffix /*.h,$(LAB_DIRS)))
 docs:
 	$(Q)command -v doxygen >/dev/null || { echo "docs: doxygen is missing: sudo apt-get install doxygen"; exit 1; }
-	$(Q)mkdir -p $(BUILD)/docs
+	$(Q)rm -rf $(BUILD)/docs && mkdir -p $(BUILD)/docs
 	$(Q)DOCS_ROOT=$(CURDIR) DOCS_OUT=$(BUILD)/docs DOCS_INPUT="$(DOCS_INPUT)" \
 	  doxygen docs/Doxyfile || { cat $(BUILD)/docs/warnings.log; exit 1; }
 	$(Q)if [ -s $(BUILD)/docs/warnings.log ]; then cat $(BUILD)/docs/warnings.log; exit 1; fi
-	$(Q)mkdir -p $(BUILD)/docs/html/img && cp docs/img/*.png $(BUILD)/docs/html/img/
+	$(Q)mine=$$(ls labs/*/*.h | xargs -n1 basename | sed 's/[.]h$$//'); \
+	  inner=$$(cd $(BUILD)/docs/html && ls *_8h.html 2>/dev/null | sed -e 's/_8h[.]html$$//' -e 's/__/_/g' | \
+	  grep -v -x -F "$$mine"); \
+	  [ -z "$$inner" ] || { echo "docs: the site documents headers that are no lab's interface: $$inner"; exit 1; }
+	$(Q)mkdir -p $(BUILD)/docs/html/img $(BUILD)/docs/html/docs && cp docs/img/*.png $(BUILD)/docs/html/img/ && \
+	  cp docs/colab.ipynb $(BUILD)/docs/html/docs/
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 ## plots: draw docs/data/labNN.csv (from make bench SOLUTION=1) into docs/img
@@ -403,9 +437,13 @@ $(BUILD)/selftest/%.so: grader/tests/selftest/%.c
 	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader \
 	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
 
-$(BUILD)/student/%.so: $$(wildcard labs/%/*.cu) $$(wildcard labs/%/*.h)
+# a student's lab: exactly the file the grade builds (lab_src), rebuilt when
+# it or a header it includes changes (nvcc's dependency list, below); any
+# other .cu file in the lab's folder is named, never linked in
+$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h)
 	$(call say,NVCC,$@)
-	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -Ilabs/$* -o $@ $(filter %.cu,$^)
+	$(Q)$(call note_others,$*,$<)
+	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -MMD -MP -MF $(@:.so=.d) -Ilabs/$* -o $@ $<
 
 $(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
 	$(call say,NVCC,$@)
@@ -429,3 +467,4 @@ $(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -DCL_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(wildcard $(BUILD)/student/*.d)

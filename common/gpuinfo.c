@@ -36,16 +36,55 @@ static void format_uuid(const cudaUUID_t *u, char *buf, size_t len)
              b[11], b[12], b[13], b[14], b[15]);
 }
 
+const char *cl_no_gpu_reason(cudaError_t e, char *buf, size_t len)
+{
+    /* the driver's CUDA version: 0 when no driver is installed, which the
+     * runtime reports as an insufficient driver */
+    int driver = 0, runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess)
+        driver = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+        runtime = 0;
+    cudaGetLastError();
+    char dv[16], rv[16];
+    cl_version_string(driver, 0, dv, sizeof dv);
+    cl_version_string(runtime, 0, rv, sizeof rv);
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (driver == 0 &&
+        (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice ||
+         e == cudaErrorStubLibrary || e == cudaSuccess))
+        snprintf(buf, len, "no NVIDIA driver or GPU found");
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(buf, len,
+                 "the NVIDIA driver (CUDA %s) is older than the CUDA %s "
+                 "runtime the grader was built with: update the driver",
+                 dv, rv);
+    else if ((e == cudaErrorNoDevice || e == cudaSuccess) && vis)
+        snprintf(buf, len,
+                 "no NVIDIA GPU found (the driver, CUDA %s, sees none; "
+                 "CUDA_VISIBLE_DEVICES='%.40s' may hide them)",
+                 dv, vis);
+    else if (e == cudaErrorNoDevice || e == cudaSuccess)
+        snprintf(buf, len,
+                 "no NVIDIA GPU found (the driver, CUDA %s, sees none)", dv);
+    else if (e == cudaErrorDevicesUnavailable)
+        snprintf(buf, len,
+                 "the NVIDIA GPU is unavailable (in use in exclusive-process "
+                 "mode, or prohibited)");
+    else
+        snprintf(buf, len, "no usable NVIDIA GPU: %s", cudaGetErrorString(e));
+    return buf;
+}
+
 int cl_gpu_query(struct cl_gpu_info *g, char *why, size_t why_len)
 {
     memset(g, 0, sizeof *g);
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        if (why)
-            snprintf(why, why_len, "no CUDA GPU found (%s)",
-                     e != cudaSuccess ? cudaGetErrorString(e) : "zero devices");
         cudaGetLastError();
+        if (why)
+            cl_no_gpu_reason(e, why, why_len);
         return -1;
     }
     struct cudaDeviceProp p;

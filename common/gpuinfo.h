@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include <cuda_runtime_api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,6 +37,19 @@ struct cl_gpu_info {
     double sgemm_tflops; /**< measured FP32 SGEMM */
     int calibrated;      /**< memcpy_gbps and sgemm_tflops are valid */
 };
+
+/**
+ * Why there is no usable GPU, in one sentence, from the error @p e of a
+ * process's first CUDA call (cudaGetDeviceCount; cudaSuccess when it found
+ * zero devices), into @p buf, which it returns. A machine without an NVIDIA
+ * driver gets "no NVIDIA driver or GPU found" (the runtime's own words for
+ * it are "CUDA driver version is insufficient for CUDA runtime version");
+ * a driver too old for the runtime, a driver that sees no GPU (and a
+ * CUDA_VISIBLE_DEVICES that hides them), a busy GPU and any other error
+ * are said as such. Every place that reports a missing GPU (the grader,
+ * the test suites' skip lines) words it through here.
+ */
+const char *cl_no_gpu_reason(cudaError_t e, char *buf, size_t len);
 
 /**
  * Fill @p g for device 0. Returns 0, or -1 when there is no usable CUDA

@@ -3,9 +3,11 @@
 
 #include "fatal.h"
 #include "fileio.h"
+#include "sha256.h"
 
 #include <cjson/cJSON.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,15 @@ static int dtype_size(const char *d)
         if (strcmp(d, types[i].name) == 0)
             return types[i].size;
     return 0;
+}
+
+/* a copy of @p s (malloc'd; exits when out of memory) */
+static char *copy_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = cl_xmalloc(n);
+    memcpy(d, s, n);
+    return d;
 }
 
 /* a JSON number that is a whole number in [0, 2^53] */
@@ -138,12 +149,16 @@ static int parse_header(struct cl_st *st, const char *text, size_t n, char *why,
     {
         if (strcmp(e->string, "__metadata__") == 0) {
             const cJSON *kv;
+            int n = cJSON_GetArraySize(e);
+            free(st->meta);
+            st->meta = cl_xcalloc((size_t)(n ? n : 1), sizeof *st->meta);
+            st->nmeta = 0;
             cJSON_ArrayForEach(kv, e)
             {
-                if (!cJSON_IsString(kv) || st->nmeta == 16)
+                if (!cJSON_IsString(kv))
                     continue;
-                snprintf(st->meta[st->nmeta][0], 64, "%s", kv->string);
-                snprintf(st->meta[st->nmeta][1], 64, "%s", kv->valuestring);
+                st->meta[st->nmeta].key = copy_str(kv->string);
+                st->meta[st->nmeta].value = copy_str(kv->valuestring);
                 st->nmeta++;
             }
             continue;
@@ -177,6 +192,50 @@ static int parse_header(struct cl_st *st, const char *text, size_t n, char *why,
     return rc;
 }
 
+/* every "sha256:NAME" of the metadata: NAME a tensor of the file, the
+ * value 64 lowercase hex digits, and the SHA-256 of NAME's bytes */
+static int check_digests(struct cl_st *st, char *why, size_t len)
+{
+    size_t plen = strlen(CL_ST_DIGEST);
+    for (int i = 0; i < st->nmeta; i++) {
+        const char *key = st->meta[i].key, *want = st->meta[i].value;
+        if (strncmp(key, CL_ST_DIGEST, plen) != 0)
+            continue;
+        struct cl_st_tensor *t = NULL;
+        for (int k = 0; k < st->n && !t; k++)
+            if (strcmp(st->t[k].name, key + plen) == 0)
+                t = &st->t[k];
+        if (!t) {
+            snprintf(why, len,
+                     "__metadata__ has a digest of '%.*s', which is no tensor "
+                     "of the file",
+                     CL_ST_MAX_NAME, key + plen);
+            return -1;
+        }
+        int hex = strlen(want) == 64;
+        for (const char *c = want; hex && *c; c++)
+            hex = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f');
+        if (!hex) {
+            snprintf(why, len,
+                     "tensor '%s': its digest in __metadata__ is not 64 "
+                     "lowercase hex digits",
+                     t->name);
+            return -1;
+        }
+        char got[CL_SHA256_HEX];
+        cl_sha256_hex(st->file + st->data + t->offset, t->bytes, got);
+        if (strcmp(got, want) != 0) {
+            snprintf(why, len,
+                     "tensor '%s' is damaged: its bytes do not match the "
+                     "SHA-256 the file stores for them",
+                     t->name);
+            return -1;
+        }
+        t->digest = 1;
+    }
+    return 0;
+}
+
 int cl_st_load(const char *path, struct cl_st *st, char *err, size_t len)
 {
     char why[400];
@@ -205,7 +264,8 @@ int cl_st_load(const char *path, struct cl_st *st, char *err, size_t len)
     }
     st->data = 8 + (size_t)n;
     if (parse_header(st, (const char *)st->file + 8, (size_t)n, why,
-                     sizeof why))
+                     sizeof why) ||
+        check_digests(st, why, sizeof why))
         goto bad;
     return 0;
 bad:
@@ -214,11 +274,40 @@ bad:
     return -1;
 }
 
+int cl_st_require_digests(const struct cl_st *st, char *err, size_t len)
+{
+    for (int i = 0; i < st->n; i++)
+        if (!st->t[i].digest) {
+            snprintf(err, len,
+                     "tensor '%s' has no SHA-256 digest (__metadata__ key "
+                     "\"" CL_ST_DIGEST "%s\"): an unchecked model is not "
+                     "trusted (tools/seal-safetensors.py adds them)",
+                     st->t[i].name, st->t[i].name);
+            return -1;
+        }
+    return 0;
+}
+
+long long cl_st_f32_nonfinite(const struct cl_st *st,
+                              const struct cl_st_tensor *t)
+{
+    if (strcmp(t->dtype, "F32") != 0)
+        return -1;
+    const unsigned char *p = st->file + st->data + t->offset;
+    for (size_t i = 0; i < t->bytes / 4; i++) {
+        float v;
+        memcpy(&v, p + 4 * i, sizeof v); /* the data need not be aligned */
+        if (!isfinite(v))
+            return (long long)i;
+    }
+    return -1;
+}
+
 const char *cl_st_meta(const struct cl_st *st, const char *key)
 {
     for (int i = 0; i < st->nmeta; i++)
-        if (strcmp(st->meta[i][0], key) == 0)
-            return st->meta[i][1];
+        if (strcmp(st->meta[i].key, key) == 0)
+            return st->meta[i].value;
     return NULL;
 }
 
@@ -270,6 +359,11 @@ const void *cl_st_f32(const struct cl_st *st, const char *name, int ndim,
 
 void cl_st_free(struct cl_st *st)
 {
+    for (int i = 0; i < st->nmeta; i++) {
+        free(st->meta[i].key);
+        free(st->meta[i].value);
+    }
+    free(st->meta);
     free(st->file);
     free(st->t);
     memset(st, 0, sizeof *st);

@@ -24,11 +24,14 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 
 run() { # run LABEL [VAR=value]
     local label=$1; shift
-    env "$@" "$grade" "$lab" $([ "$variant" = solution ] && echo --solution) \
-        --bench --no-color --seed 1 --csv "$csv" --label "$label" >/dev/null 2>&1
+    local said
+    said=$(env "$@" "$grade" "$lab" $([ "$variant" = solution ] && echo --solution) \
+        ${POLICY:+--policy "$POLICY"} --bench --no-color --seed 1 --csv "$csv" --label "$label" 2>&1 >/dev/null)
     local rc=$?
     if [ $rc -eq 3 ]; then # nothing to time anywhere: say so once, and fail
-        echo "bench: no usable CUDA GPU here: nothing was timed (the grader exited 3)" >&2
+        # the grader's own reason ("no NVIDIA driver or GPU found", ...)
+        said=$(printf '%s\n' "$said" | sed -n 's/^grade: \(.*\): nothing graded (exit 3)$/\1/p' | tail -n 1)
+        echo "bench: ${said:-no usable NVIDIA GPU}: nothing was timed (the grader exited 3)" >&2
         exit 3
     fi
     [ $rc -le 1 ] || echo "bench: the grader exited $rc for $label" >&2

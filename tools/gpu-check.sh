@@ -14,7 +14,10 @@
 #                                     # names with spaces, quotes, accents
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
 #                                     # setup.sh, then run_autograder on the
-#                                     # reference and the skeleton
+#                                     # reference and the skeleton, and on
+#                                     # the reference again with a bundle
+#                                     # whose course policy gives the speed
+#                                     # cases no points
 #
 # Each phase fits a 10-minute window on one GPU.
 set -uo pipefail
@@ -125,6 +128,25 @@ print("valid results.json: score %s, %d tests, visibility %s, status %s" % (d.ge
       len(d.get("tests", [])), d.get("visibility", "visible"),
       d.get("extra_data", {}).get("status")))' "$r/results/results.json" 2>&1 | tail -n 1)"
         done
+        # a course policy in the bundle: the speed cases worth 0 points, so
+        # the reference must score exactly the correctness points
+        pol=$r/course-policy.json
+        speed=$(build/bin/grade "$id" --list | awk '$2 == "speed" { printf "%s\"%s\": 0", (n++ ? ", " : ""), $1 }')
+        printf '{"name": "gpu-check: no speed points", "labs": {"%s": {"cases": {%s}}}}\n' "$id" "$speed" > "$pol"
+        want=$(build/bin/grade "$id" --policy "$pol" --list | awk '{ s += $3 } END { print s }')
+        step "autograder-zip-$id-policy" make autograder LAB="$id" DIST="$dist" POLICY="$pol"
+        # the same grader tree: only the files at the top change
+        unzip -qq -o "$dist/autograder-$id-$slug.zip" autograder.env policy.json -d "$r/source"
+        rm -rf "$r/submission" "$r/results" && mkdir -p "$r/submission"
+        cp "solutions/$id-$slug/$(basename "$file")" "$r/submission/"
+        step "autograder-run-$id-policy" env AUTOGRADER_ROOT="$r" "$r/run_autograder"
+        cp "$r/results/results.json" "$OUT/autograder-$id-policy.json"
+        note "  $id reference, policy without speed points: $(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+want = float(sys.argv[2])
+ok = d.get("score") == want and d.get("max_score") == want and d.get("extra_data", {}).get("policy") == "gpu-check: no speed points"
+print("score %s of %s, policy %r: %s (expected %s of %s)" % (d.get("score"), d.get("max_score"),
+      d.get("extra_data", {}).get("policy"), "OK" if ok else "WRONG", want, want))' "$r/results/results.json" "$want" 2>&1 | tail -n 1)"
     done
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"

@@ -11,7 +11,7 @@
 # - plain: one entry per student: NAME.cu, a folder NAME/ with the lab's
 #   source file somewhere inside, or NAME.tar.gz / .tgz / .tar / .zip.
 #   NAME may hold spaces, quotes and any letters ("mary o'neil/", "Zoë.cu").
-# - Canvas ("Download Submissions"): only files, each named
+# - Canvas ("Download Submissions"): files named
 #   lastfirst[_LATE]_USERID_SUBMISSIONID_FILE. A student's files share the
 #   prefix and are graded together under their own names (FILE-1.cu, a
 #   resubmission, counts as FILE.cu); the student is lastfirst, with
@@ -20,6 +20,13 @@
 #   folder submission_ID per submission, possibly inside one
 #   assignment_*_export folder; the students (a group has several), their
 #   SIDs and emails come from the metadata.
+#
+# Plain and Canvas are told apart per entry: a file named as Canvas names
+# them is a Canvas submission, any other folder, source file or archive a
+# plain one, so a Canvas download keeps its user ids whatever else lies
+# beside it. Other files (notes.txt, a grades.csv) are skipped with a
+# note, and the litter of archivers and desktops (__MACOSX/, .DS_Store,
+# Thumbs.db, desktop.ini, ._*) silently, here and inside submissions.
 #
 # Each submission gets a KEY safe in file names (a readable slug and a
 # short hash of what identifies it, so that no two collide: "Zoë Ä" and
@@ -36,14 +43,43 @@
 # SEED (one seed for the class; default random, kept in OUT/seed), GPUS ("0 1 ...":
 # one submission at a time on each; default every visible GPU, or none),
 # FORMAT (canvas or gradescope: also write that LMS's import layout),
-# ASSIGNMENT (the Canvas grade column's title).
+# ASSIGNMENT (the Canvas grade column's title), POLICY (a course's grading
+# policy file: checked, kept as OUT/policy.json and used for every
+# submission and the gradebook; a batch keeps the policy it started with,
+# and refuses another one until FORCE=1 grades everyone again with it).
+# OUT/lab names the lab, so that collecting it as another lab's fails.
 set -uo pipefail
 grade=${GRADE:-build/bin/grade}
 
-lab_facts() { # sets LAB_ID LAB_SLUG LAB_SRC from the grader
+lab_facts() { # sets LAB_ID LAB_SLUG LAB_SRC LAB_EXT from the grader
     local facts
     facts=$("$grade" "$1" --which) || exit 2
     read -r LAB_ID LAB_SLUG LAB_SRC <<< "$facts"
+    LAB_EXT=${LAB_SRC##*.} # cu (the self-test lab 00: c)
+}
+
+# the policy options for the grader: OUT/policy.json, once recorded
+policy_args() { # policy_args OUT
+    [ ! -e "$1/policy.json" ] || printf '%s\n' --policy "$1/policy.json"
+}
+
+# POLICY (when set) checked by the grader and recorded as OUT/policy.json;
+# a batch with results keeps the policy it was graded with unless FORCE=1
+record_policy() { # record_policy OUT
+    local out=$1
+    [ -n "${POLICY:-}" ] || return 0
+    if ! "$grade" "$LAB_ID" --policy "$POLICY" --list > /dev/null; then
+        echo "grade-class: POLICY=$POLICY is refused (above): nothing graded" >&2
+        exit 2
+    fi
+    if [ -e "$out/policy.json" ] && ! cmp -s "$POLICY" "$out/policy.json" &&
+        [ "${FORCE:-0}" != 1 ] && [ -n "$(ls -A "$out/results" 2> /dev/null)" ]; then
+        echo "grade-class: $out was graded with another policy ($out/policy.json);" >&2
+        echo "             FORCE=1 grades everyone again with POLICY=$POLICY" >&2
+        exit 2
+    fi
+    mkdir -p "$out"
+    cp "$POLICY" "$out/policy.json.tmp" && mv "$out/policy.json.tmp" "$out/policy.json"
 }
 
 status() { # status OUT KEY WORD MESSAGE
@@ -94,18 +130,55 @@ end_entry() { mv "$out/results/$1.student.tmp" "$out/results/$1.student"; }
 # lastfirst[_LATE]_USERID_SUBMISSIONID_FILE
 canvas_re='^([^_]+)(_LATE)?_([0-9]+)_([0-9]+)_(.+)$'
 
-layout_of() { # layout_of DIR: gradescope, canvas or plain
-    local d=$1 f n=0 all=1
+# the litter of archivers and desktops: never a submission, never a file
+# of one
+is_litter() { # is_litter NAME
+    case $1 in
+    __MACOSX | .DS_Store | Thumbs.db | desktop.ini | ._*) return 0 ;;
+    *) return 1 ;;
+    esac
+}
+# find(1) tests that leave the litter out
+no_litter=(-not -path '*/__MACOSX/*' -not -name '.DS_Store' -not -name 'Thumbs.db'
+    -not -name 'desktop.ini' -not -name '._*')
+
+# what an entry of the folder is: canvas (a file named as Canvas names
+# them), plain (a folder, a source file or an archive), litter, or other
+# (a file that cannot be a submission: skipped with a note)
+entry_kind() { # entry_kind PATH
+    local b
+    b=$(basename "$1")
+    if is_litter "$b"; then
+        echo litter
+    elif [ -f "$1" ] && [[ "$b" =~ $canvas_re ]]; then
+        echo canvas
+    elif [ -d "$1" ]; then
+        echo plain
+    else
+        case $b in
+        *.tar.gz | *.tgz | *.tar | *.zip | *.ZIP | *."$LAB_EXT") echo plain ;;
+        *) echo other ;;
+        esac
+    fi
+}
+
+layout_of() { # layout_of DIR: gradescope, canvas, plain or canvas+plain
+    local d=$1 f canvas=0 plain=0
     [ -f "$d/submission_metadata.yml" ] && { echo gradescope; return; }
     for f in "$d"/*; do
         [ -e "$f" ] || continue
-        n=$((n + 1))
-        if [ ! -f "$f" ] || [[ ! "$(basename "$f")" =~ $canvas_re ]]; then
-            all=0
-        fi
+        case $(entry_kind "$f") in
+        canvas) canvas=1 ;;
+        plain) plain=1 ;;
+        esac
     done
-    [ $n -gt 0 ] && [ $all = 1 ] && { echo canvas; return; }
-    echo plain
+    if [ $canvas = 1 ] && [ $plain = 1 ]; then
+        echo canvas+plain
+    elif [ $canvas = 1 ]; then
+        echo canvas
+    else
+        echo plain
+    fi
 }
 
 # Gradescope's submission_metadata.yml (Ruby YAML) as lines of
@@ -150,20 +223,31 @@ list_entries() {
         }
         subs=$out/export
     fi
-    # an export unpacked with its one top folder
-    local tops=("$subs"/*)
+    # an export unpacked with its one top folder (and an archiver's litter)
+    local tops=() t
+    for t in "$subs"/*; do
+        [ -e "$t" ] && ! is_litter "$(basename "$t")" && tops+=("$t")
+    done
     if [ ! -f "$subs/submission_metadata.yml" ] && [ ${#tops[@]} = 1 ] &&
         [ -f "${tops[0]}/submission_metadata.yml" ]; then
         subs=${tops[0]}
     fi
     layout=$(layout_of "$subs")
     echo "$layout" > "$ent/layout"
+    # what is neither a submission nor litter: said, and left out
+    if [ "$layout" != gradescope ]; then
+        for f in "$subs"/*; do
+            [ -e "$f" ] && [ "$(entry_kind "$f")" = other ] || continue
+            echo "grade-class: skipping '$(basename "$f")': not a submission (a folder, a .$LAB_EXT file or an archive)" >&2
+        done
+    fi
     case $layout in
     gradescope)
         local people
         people=$(gradescope_people "$subs/submission_metadata.yml")
         for f in "$subs"/*/; do
             folder=$(basename "$f")
+            ! is_litter "$folder" || continue
             name=$(printf '%s\n' "$people" | awk -F'\t' -v f="$folder" '$1 == f { print $2; exit }')
             key=$(key_of "${name:-$folder}" "$folder")
             add_entry "$key" "$folder" 0
@@ -179,10 +263,12 @@ list_entries() {
             end_entry "$key"
         done
         ;;
-    canvas)
-        # one entry per lastfirst_USERID, its files in name order
+    *)
+        # Canvas's files: one entry per lastfirst_USERID, its files in
+        # name order
         local ids
         ids=$(for f in "$subs"/*; do
+            [ "$(entry_kind "$f")" = canvas ] || continue
             [[ "$(basename "$f")" =~ $canvas_re ]] &&
                 printf '%s_%s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}"
         done | sort -u)
@@ -191,6 +277,7 @@ list_entries() {
             name=${id%_*}
             late=0
             for f in "$subs/${name}"_*; do
+                [ "$(entry_kind "$f")" = canvas ] || continue
                 [[ "$(basename "$f")" =~ $canvas_re ]] || continue
                 [ "${BASH_REMATCH[1]}_${BASH_REMATCH[3]}" = "$id" ] || continue
                 [ -n "${BASH_REMATCH[2]}" ] && late=1
@@ -199,6 +286,7 @@ list_entries() {
             add_entry "$key" "$id" "$late"
             add_person "$key" "$name" "${id##*_}" ""
             for f in "$subs/${name}"_*; do
+                [ "$(entry_kind "$f")" = canvas ] || continue
                 [[ "$(basename "$f")" =~ $canvas_re ]] || continue
                 [ "${BASH_REMATCH[1]}_${BASH_REMATCH[3]}" = "$id" ] || continue
                 # FILE-1.cu, a resubmission, is FILE.cu again
@@ -207,10 +295,9 @@ list_entries() {
             done
             end_entry "$key"
         done <<< "$ids"
-        ;;
-    plain)
+        # and every other folder, source file or archive: one student each
         for f in "$subs"/*; do
-            [ -e "$f" ] || continue
+            [ -e "$f" ] && [ "$(entry_kind "$f")" = plain ] || continue
             base=$(basename "$f")
             case $base in
             *$'\n'* | *$'\t'*)
@@ -219,7 +306,7 @@ list_entries() {
                 ;;
             esac
             name=${base%.tar.gz}; name=${name%.tgz}; name=${name%.tar}
-            name=${name%.zip}; name=${name%.cu}
+            name=${name%.zip}; name=${name%.ZIP}; name=${name%."$LAB_EXT"}
             key=$(key_of "$name" "$base")
             add_entry "$key" "$base" 0
             add_person "$key" "$name" "" ""
@@ -271,10 +358,10 @@ grade_one() { # grade_one KEY OUT
             cp "$p" "$work/in/${as:-$(basename "$p")}"
         fi
     done < "$out/entries/$key.paths"
-    src=$(find "$work/in" -type f -name "$(basename "$LAB_SRC")" | sort | head -n 1)
+    src=$(find "$work/in" -type f -name "$(basename "$LAB_SRC")" "${no_litter[@]}" | sort | head -n 1)
     if [ -z "$src" ]; then # a single .cu of another name will do
-        [ "$(find "$work/in" -type f -name '*.cu' | wc -l)" = 1 ] &&
-            src=$(find "$work/in" -type f -name '*.cu')
+        [ "$(find "$work/in" -type f -name "*.$LAB_EXT" "${no_litter[@]}" | wc -l)" = 1 ] &&
+            src=$(find "$work/in" -type f -name "*.$LAB_EXT" "${no_litter[@]}")
     fi
     if [ -z "$src" ]; then
         status "$out" "$key" no-source "no $(basename "$LAB_SRC") in the submission"
@@ -298,9 +385,10 @@ grade_one() { # grade_one KEY OUT
         echo "done   $who: compile-error"
         return 0
     fi
+    # shellcheck disable=SC2046
     timeout -k 10 "${TIMEOUT:-1800}" "$grade" "$LAB_ID" --lib "$work/lab.so" \
         --source "$src" --json "$out/results/$key.json" --seed "$SEED" \
-        --no-color > "$out/logs/$key.txt" 2>&1
+        $(policy_args "$out") --no-color > "$out/logs/$key.txt" 2>&1
     local rc=$?
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         status "$out" "$key" timeout "the whole submission ran past ${TIMEOUT:-1800} s"
@@ -311,8 +399,18 @@ grade_one() { # grade_one KEY OUT
 }
 
 collect() { # collect OUT: the gradebook(s)
+    # shellcheck disable=SC2046
     "$grade" "$LAB_ID" --collect "$1" ${FORMAT:+--format "$FORMAT"} \
-        ${ASSIGNMENT:+--assignment "$ASSIGNMENT"}
+        ${ASSIGNMENT:+--assignment "$ASSIGNMENT"} $(policy_args "$1")
+}
+
+# OUT/lab: the lab this batch is of (--collect refuses another lab's)
+record_lab() { # record_lab OUT
+    if [ -e "$1/lab" ] && [ "$(cut -d' ' -f1 "$1/lab")" != "$LAB_ID" ]; then
+        echo "grade-class: $1 is a batch of lab $(cut -d' ' -f1 "$1/lab"), not of lab $LAB_ID: choose another OUT" >&2
+        exit 2
+    fi
+    echo "$LAB_ID $LAB_SLUG" > "$1/lab"
 }
 
 case ${1:-} in
@@ -332,6 +430,9 @@ case ${1:-} in
     out=${4:?OUT}
     ent=$out/entries
     [ -e "${3:?SUBMISSIONS}" ] || { echo "grade-class: SUBMISSIONS=$3 does not exist" >&2; exit 2; }
+    mkdir -p "$out/results"
+    record_lab "$out"
+    record_policy "$out"
     list_entries "$3"
     echo "grade-class: $(wc -l < "$ent/list") submissions ($(cat "$ent/layout") layout)"
     exit 0
@@ -349,6 +450,8 @@ out=${3:-}
 [ -n "$out" ] || out=build/class/$LAB_ID-$LAB_SLUG
 ent=$out/entries
 mkdir -p "$out/results" "$out/logs"
+record_lab "$out"
+record_policy "$out"
 # a random seed by default: a published or guessable one (the date) lets
 # a submission know the inputs of the correctness round in advance
 [ -e "$out/seed" ] || echo "${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}" > "$out/seed"
@@ -357,7 +460,7 @@ export SEED
 
 list_entries "$subs"
 mapfile -t entries < "$ent/list"
-echo "grade-class: lab $LAB_ID, ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, results in $out"
+echo "grade-class: lab $LAB_ID, ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
 gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
 set -- $gpus
 if [ $# -le 1 ]; then

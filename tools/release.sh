@@ -3,11 +3,20 @@
 # tools/release.sh solutions DIST VERSION [NN-name ...]
 # tools/release.sh autograder DIST VERSION NN-name
 #
-# handout: every file git does not ignore, except solutions/, the grader's
-#   and the common code's own tests (grader/tests/: known-good and
-#   near-miss fixtures, the batch samples; common/tests/) and .ci/, as
-#   DIST/cuda-labs-handout-VERSION.tar.gz with one top folder. No file in
-#   it defines a lab's entry points but the skeletons (test_release checks).
+# handout: the files of the shipped paths below (the labs, the grader, the
+#   common code, the tools, the docs and the top-level files), less the
+#   grader's and the common code's own tests (known-good and near-miss
+#   fixtures, the batch samples), as DIST/cuda-labs-handout-VERSION.tar.gz
+#   with one top folder. Nothing else of the tree: not solutions/, not .ci/,
+#   not a submissions/ folder or a build. In a git work tree it packs the
+#   tracked files of those paths and refuses (exit 2, naming them) any
+#   untracked file inside them that git does not ignore: a class's
+#   submissions or a scratch answer must never ship; commit, remove or
+#   ignore it. Without git (a copy of the tree) it packs the shipped
+#   folders as they are, less what .gitignore names, and says so.
+#   CLASSROOM=NN-name (the environment) adds .github/workflows/classroom.yml
+#   for that lab (tools/classroom/classroom.yml). No file in it defines a
+#   lab's entry points but the skeletons (test_release checks).
 # solutions: solutions/ of the named labs (all when none), with their
 #   ladders, the performance notes and the lab write-ups, as
 #   DIST/cuda-labs-solutions-VERSION[-labs].tar.gz.
@@ -16,9 +25,11 @@
 #   naming the lab, and cuda-labs/: what building the grader and a
 #   submission needs (the Makefile, common/, grader/ without its tests,
 #   every lab's interface header, the lab's data files). No skeleton, no
-#   solution, no test.
+#   solution, no test. POLICY=FILE (the environment) puts a course's
+#   grading policy beside them as policy.json, which run_autograder passes
+#   to the grader. Lab 00 (the CPU self-test) is for the tests only.
 set -eu
-what=${1:?usage: release.sh handout|solutions DIST VERSION [labs]}
+what=${1:?usage: release.sh handout|solutions|autograder DIST VERSION [labs]}
 dist=${2:?DIST}
 version=${3:?VERSION}
 shift 3
@@ -27,23 +38,107 @@ dist=$(cd "$dist" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-files() { # the working tree's files git does not ignore (or every file)
-    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        git ls-files --cached --others --exclude-standard |
-            while read -r f; do [ -f "$f" ] && echo "$f"; done
+# what a handout ships: these paths, whole, less the tests under them
+SHIPPED="README.md VERSION Makefile .clang-format .editorconfig .gitignore
+         labs common grader tools docs"
+NOT_SHIPPED='^(grader/tests/|common/tests/)'
+
+# this tree is a git work tree of its own (not a copy inside another one)
+in_git() {
+    top=$(git rev-parse --show-toplevel 2> /dev/null) && [ "$top" = "$(pwd -P)" ]
+}
+
+# the tracked files of the shipped paths (git), or every file of them but
+# what .gitignore's patterns name (no git), one a line
+shipped_files() {
+    if in_git; then
+        # shellcheck disable=SC2086
+        git ls-files --cached -- $SHIPPED | while IFS= read -r f; do
+            [ -f "$f" ] && printf '%s\n' "$f"
+        done
     else
-        find . -type f ! -path './build/*' ! -path './dist/*' | sed 's|^\./||'
-    fi
+        # shellcheck disable=SC2086
+        find $SHIPPED -type f 2> /dev/null | sed 's|^\./||' > "$stage/.found"
+        ignored_out "$stage/.found"
+    fi | grep -v -E "$NOT_SHIPPED" || true
+}
+
+# drop the lines that .gitignore's patterns name (folders "/x/" and "x/",
+# globs "*.tmp.*": enough for this project's own .gitignore), and editors'
+# and Python's leftovers
+ignored_out() {
+    { cat .gitignore 2> /dev/null; printf '%s\n' '__pycache__/' '*.pyc' '*~' '.*.swp' '.DS_Store'; } |
+        awk 'BEGIN { n = 0 }
+             NR == FNR {
+             p = $0; sub(/^[ \t]+/, "", p); sub(/[ \t]+$/, "", p)
+             if (p == "" || p ~ /^#/) next
+             dir = p ~ /\/$/; sub(/\/$/, "", p)
+             anchored = p ~ /^\//; sub(/^\//, "", p)
+             gsub(/\./, "\\.", p); gsub(/\*/, "[^/]*", p); gsub(/\?/, "[^/]", p)
+             pat[n] = (anchored ? "^" : "(^|/)") p (dir ? "/" : "($|/)")
+             n++
+             next
+         }
+         { for (i = 0; i < n; i++) if ($0 ~ pat[i]) next; print }' - "$1"
+}
+
+# untracked files inside the shipped paths that git does not ignore (and
+# that match the extended regex $1, when given)
+strays() {
+    # shellcheck disable=SC2086
+    git ls-files --others --exclude-standard -- $SHIPPED | grep -v -E "$NOT_SHIPPED" |
+        grep -E "${1:-.}" || true
+}
+
+# refuse to pack while strays (matching $2) are there: name them (20 at
+# most) and exit 2
+refuse_strays() { # refuse_strays WHAT [REGEX]
+    s=$(strays "${2:-}")
+    [ -n "$s" ] || return 0
+    n=$(printf '%s\n' "$s" | wc -l)
+    echo "$1: refused: $n untracked file(s) inside the shipped folders, which must not ship:" >&2
+    printf '%s\n' "$s" | head -n 20 | sed 's/^/    /' >&2
+    [ "$n" -le 20 ] || echo "    ... and $((n - 20)) more" >&2
+    echo "$1: commit them, move them out of the tree (a class's submissions), or list them in .gitignore" >&2
+    exit 2
+}
+
+# copy the list of files on stdin into DIR, keeping their paths
+stage_files() { # stage_files DIR
+    while IFS= read -r f; do
+        mkdir -p "$1/$(dirname "$f")"
+        cp -p "$f" "$1/$f"
+    done
 }
 
 case $what in
 handout)
     name=cuda-labs-handout-$version
     mkdir -p "$stage/$name"
-    files | grep -v -E '^(solutions/|grader/tests/|common/tests/|\.ci/)' | while read -r f; do
-        mkdir -p "$stage/$name/$(dirname "$f")"
-        cp -p "$f" "$stage/$name/$f"
-    done
+    if in_git; then
+        refuse_strays handout
+        # top-level entries left out of the handout, said once
+        left=$(git ls-files --others --exclude-standard --directory |
+            grep -v -E '^(labs|common|grader|tools|docs)/' | head -n 5 | tr '\n' ' ')
+        [ -z "$left" ] || echo "handout: not shipped (outside the shipped paths): $left"
+    else
+        echo "handout: no git here: packing the shipped paths as they are ($(echo $SHIPPED | tr '\n' ' ')), less what .gitignore names"
+    fi
+    shipped_files | stage_files "$stage/$name"
+    if [ -n "${CLASSROOM:-}" ]; then
+        [ -d "labs/$CLASSROOM" ] || {
+            echo "handout: CLASSROOM: no lab '$CLASSROOM'" >&2
+            exit 2
+        }
+        mkdir -p "$stage/$name/.github/workflows"
+        sed "s/^  LAB: \"01\"\$/  LAB: \"${CLASSROOM%%-*}\"/" tools/classroom/classroom.yml \
+            > "$stage/$name/.github/workflows/classroom.yml"
+        grep -q "^  LAB: \"${CLASSROOM%%-*}\"\$" "$stage/$name/.github/workflows/classroom.yml" || {
+            echo "handout: tools/classroom/classroom.yml has no '  LAB: \"01\"' line to set" >&2
+            exit 2
+        }
+        echo "handout: with .github/workflows/classroom.yml grading lab ${CLASSROOM%%-*}"
+    fi
     ;;
 solutions)
     labs="$*"
@@ -75,29 +170,41 @@ TXT
     ;;
 autograder)
     lab=${1:-}
-    [ -n "$lab" ] && [ -d "labs/$lab" ] || {
-        echo "autograder: no lab '$lab' (make autograder LAB=NN)" >&2
+    case $lab in
+    00 | 00-selftest) lab=00-selftest ;; # the CPU self-test: tests only
+    *)
+        [ -n "$lab" ] && [ -d "labs/$lab" ] || {
+            echo "autograder: no lab '$lab' (make autograder LAB=NN)" >&2
+            exit 2
+        }
+        ;;
+    esac
+    if [ -n "${POLICY:-}" ] && [ ! -r "$POLICY" ]; then
+        echo "autograder: cannot read POLICY=$POLICY" >&2
         exit 2
-    }
+    fi
+    # what building the grader and a submission needs
+    bundle="^(Makefile|VERSION|common/[^/]+|grader/.+|tools/deps\.sh|labs/[^/]+/[^/]+\.h|labs/$lab/data/.+)\$"
+    ! in_git || refuse_strays autograder "$bundle"
     name=autograder-$lab
     top=$stage/$name
     mkdir -p "$top/cuda-labs"
-    files | grep -E "^(Makefile|VERSION|common/[^/]+|grader/.+|tools/deps\.sh|labs/[^/]+/[^/]+\.h|labs/$lab/data/.+)\$" |
-        grep -v -E '^grader/tests/' | while read -r f; do
-        mkdir -p "$top/cuda-labs/$(dirname "$f")"
-        cp -p "$f" "$top/cuda-labs/$f"
-    done
+    shipped_files | grep -E "$bundle" | stage_files "$top/cuda-labs"
     cp tools/autograder/setup.sh tools/autograder/run_autograder "$top/"
     chmod 755 "$top/setup.sh" "$top/run_autograder"
     printf 'LAB=%s\nVERSION=%s\n' "${lab%%-*}" "$version" > "$top/autograder.env"
+    if [ -n "${POLICY:-}" ]; then
+        cp "$POLICY" "$top/policy.json"
+        echo "POLICY=policy.json" >> "$top/autograder.env"
+    fi
     rm -f "$dist/$name.zip"
-    if command -v zip >/dev/null 2>&1; then
+    if command -v zip > /dev/null 2>&1; then
         (cd "$top" && zip -qr "$dist/$name.zip" .)
     else # the files at the top of the archive, as Gradescope wants them
         python3 -c 'import shutil, sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2])' \
             "$dist/$name" "$top"
     fi
-    echo "autograder: $dist/$name.zip"
+    echo "autograder: $dist/$name.zip${POLICY:+ (policy: $(basename "$POLICY") as policy.json)}"
     exit 0
     ;;
 *)

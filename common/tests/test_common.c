@@ -7,6 +7,7 @@
 #include "guard.h"
 #include "rng.h"
 #include "safetensors.h"
+#include "sha256.h"
 #include "stats.h"
 
 #include <check.h>
@@ -385,6 +386,49 @@ START_TEST(test_peaks_cache_round_trip)
 }
 END_TEST
 
+/* the no-GPU sentence: a machine without a driver hears it plainly, not as
+ * the runtime's "driver version is insufficient"; the other causes are
+ * named (their wording depends on the driver, which this machine may have) */
+START_TEST(test_no_gpu_reason)
+{
+    char buf[256];
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess)
+        driver = 0;
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    const char *r =
+        cl_no_gpu_reason(cudaErrorInsufficientDriver, buf, sizeof buf);
+    ck_assert_ptr_eq(r, buf);
+    if (driver == 0) {
+        ck_assert_str_eq(buf, "no NVIDIA driver or GPU found");
+        cl_no_gpu_reason(cudaErrorNoDevice, buf, sizeof buf);
+        ck_assert_str_eq(buf, "no NVIDIA driver or GPU found");
+        cl_no_gpu_reason(cudaSuccess, buf, sizeof buf); /* zero devices */
+        ck_assert_str_eq(buf, "no NVIDIA driver or GPU found");
+    } else {
+        ck_assert_msg(strstr(buf, "older than the CUDA") != NULL, "%s", buf);
+        cl_no_gpu_reason(cudaErrorNoDevice, buf, sizeof buf);
+        ck_assert_msg(strstr(buf, "no NVIDIA GPU found (the driver") == buf,
+                      "%s", buf);
+        setenv("CUDA_VISIBLE_DEVICES", "7", 1);
+        cl_no_gpu_reason(cudaErrorNoDevice, buf, sizeof buf);
+        ck_assert_msg(strstr(buf, "CUDA_VISIBLE_DEVICES='7'") != NULL, "%s",
+                      buf);
+        unsetenv("CUDA_VISIBLE_DEVICES");
+    }
+    ck_assert_ptr_null(strstr(buf, "insufficient"));
+    cl_no_gpu_reason(cudaErrorDevicesUnavailable, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "unavailable") != NULL, "%s", buf);
+    /* anything else keeps the runtime's words */
+    cl_no_gpu_reason(cudaErrorInitializationError, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "no usable NVIDIA GPU: ") == buf, "%s", buf);
+    /* a short buffer is cut, never overrun */
+    char tiny[8];
+    cl_no_gpu_reason(cudaErrorNoDevice, tiny, sizeof tiny);
+    ck_assert_uint_eq(strlen(tiny), 7);
+}
+END_TEST
+
 // ---- safetensors ----------------------------------------------------------
 
 /* write a safetensors file: the header text, then @p data bytes of data;
@@ -459,6 +503,101 @@ START_TEST(test_safetensors_reads_a_good_file)
     ck_assert_ptr_nonnull(strstr(err, "'nope' is missing"));
     cl_st_free(&st);
     cl_st_free(&st); /* twice is fine */
+    unlink(path);
+}
+END_TEST
+
+/* FIPS 180-4's examples, and lengths around the 55/56 and 64-byte block
+ * boundaries against a second computation (a million 'a's) */
+START_TEST(test_sha256_vectors)
+{
+    char hex[CL_SHA256_HEX];
+    cl_sha256_hex("", 0, hex);
+    ck_assert_str_eq(
+        hex,
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    cl_sha256_hex("abc", 3, hex);
+    ck_assert_str_eq(
+        hex,
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two =
+        "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    cl_sha256_hex(two, strlen(two), hex); /* 56 bytes: a second block */
+    ck_assert_str_eq(
+        hex,
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    char *a = malloc(1000000);
+    memset(a, 'a', 1000000);
+    cl_sha256_hex(a, 1000000, hex);
+    ck_assert_str_eq(
+        hex,
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    cl_sha256_hex(a, 64, hex); /* exactly one block */
+    ck_assert_str_eq(
+        hex,
+        "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+    free(a);
+}
+END_TEST
+
+/* digests in __metadata__ ("sha256:NAME"): checked on load; a wrong one
+ * refused naming the tensor; cl_st_require_digests wants one per tensor;
+ * cl_st_f32_nonfinite finds a NaN or an infinity */
+START_TEST(test_safetensors_digests)
+{
+    float data[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    char w_hex[CL_SHA256_HEX], b_hex[CL_SHA256_HEX], h[1024];
+    cl_sha256_hex(data, 24, w_hex);
+    cl_sha256_hex(data + 6, 12, b_hex);
+    char path[] = "/tmp/cl-st-XXXXXX", err[512];
+    close(mkstemp(path));
+    const char *fmt = "{\"__metadata__\":{\"sha256:w\":\"%s\"%s%s%s},"
+                      "\"w\":{\"dtype\":\"F32\",\"shape\":[2,3],"
+                      "\"data_offsets\":[0,24]},"
+                      "\"b\":{\"dtype\":\"F32\",\"shape\":[3],"
+                      "\"data_offsets\":[24,36]}}";
+    /* w sealed, b not: loads, but not every tensor has its digest */
+    snprintf(h, sizeof h, fmt, w_hex, "", "", "");
+    st_write(path, h, 0, data, sizeof data);
+    struct cl_st st;
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), 0);
+    ck_assert_int_eq(cl_st_find(&st, "w")->digest, 1);
+    ck_assert_int_eq(cl_st_find(&st, "b")->digest, 0);
+    ck_assert_int_eq(cl_st_require_digests(&st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "tensor 'b' has no SHA-256 digest") != NULL, "%s",
+                  err);
+    ck_assert_int_eq(cl_st_f32_nonfinite(&st, cl_st_find(&st, "w")), -1);
+    cl_st_free(&st);
+    /* both sealed */
+    snprintf(h, sizeof h, fmt, w_hex, ",\"sha256:b\":\"", b_hex, "\"");
+    st_write(path, h, 0, data, sizeof data);
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), 0);
+    ck_assert_int_eq(cl_st_require_digests(&st, err, sizeof err), 0);
+    ck_assert_uint_eq(strlen(cl_st_meta(&st, "sha256:b")), 64);
+    cl_st_free(&st);
+    /* a changed element: the digest finds it */
+    data[7] = 8.5f;
+    st_write(path, h, 0, data, sizeof data);
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "tensor 'b' is damaged") != NULL, "%s", err);
+    /* a NaN with a digest to match: loads; the values say it */
+    data[7] = NAN;
+    cl_sha256_hex(data + 6, 12, b_hex);
+    snprintf(h, sizeof h, fmt, w_hex, ",\"sha256:b\":\"", b_hex, "\"");
+    st_write(path, h, 0, data, sizeof data);
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), 0);
+    ck_assert_int_eq(cl_st_f32_nonfinite(&st, cl_st_find(&st, "b")), 1);
+    cl_st_free(&st);
+    /* a digest of no tensor, or not hex */
+    snprintf(h, sizeof h, fmt, w_hex, ",\"sha256:c\":\"", b_hex, "\"");
+    st_write(path, h, 0, data, sizeof data);
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "a digest of 'c', which is no tensor"));
+    snprintf(h, sizeof h, fmt, "ABC", "", "", "");
+    st_write(path, h, 0, data, sizeof data);
+    ck_assert_int_eq(cl_st_load(path, &st, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "tensor 'w': its digest in __metadata__ "
+                                      "is not 64 lowercase hex digits"));
     unlink(path);
 }
 END_TEST
@@ -539,6 +678,8 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_compare_exact_passes);
     tcase_add_test(core, test_safetensors_reads_a_good_file);
     tcase_add_test(core, test_safetensors_refuses_bad_files);
+    tcase_add_test(core, test_sha256_vectors);
+    tcase_add_test(core, test_safetensors_digests);
     tcase_add_test(core, test_safetensors_dtype_check);
     tcase_add_test(core, test_compare_counts_unwritten_and_nan);
     tcase_add_test(core, test_compare_sampled_indices);
@@ -557,6 +698,7 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_xmalloc);
     tcase_add_test(core, test_version_strings);
     tcase_add_test(core, test_peaks_cache_round_trip);
+    tcase_add_test(core, test_no_gpu_reason);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("limits");

@@ -4,6 +4,7 @@
 
 #include "errcheck.h"
 #include "fatal.h"
+#include "gpuinfo.h"
 #include "protocol/gate.h"
 #include "timing.h"
 
@@ -40,8 +41,7 @@ int cl_judge_init(int gpu, char *why, size_t len)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        snprintf(why, len, "no CUDA GPU found (%s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "zero devices");
+        cl_no_gpu_reason(e, why, len);
         cudaGetLastError();
         return -1;
     }

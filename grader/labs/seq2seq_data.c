@@ -81,6 +81,22 @@ static int read_model(struct cl_lab_data *d, char *err, size_t len)
             goto bad;
         }
     }
+    /* every tensor sealed by its digest (cl_st_load checked them) and
+     * finite: a damaged byte is named before any case runs */
+    if (cl_st_require_digests(&st, why, sizeof why) != 0) {
+        snprintf(err, len, "%s: %s", path, why);
+        goto bad;
+    }
+    for (int i = 0; i < st.n; i++) {
+        long long at = cl_st_f32_nonfinite(&st, &st.t[i]);
+        if (at >= 0) {
+            snprintf(err, len,
+                     "%s: tensor '%s' is damaged: element %lld is NaN or "
+                     "infinite",
+                     path, st.t[i].name, at);
+            goto bad;
+        }
+    }
     d->floats = cl_s2s_floats(vs, vt, E, H);
     d->model = cl_xmalloc(d->floats * sizeof(float));
     size_t off = 0;

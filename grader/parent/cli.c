@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,6 +79,10 @@ static void usage(FILE *f, const char *prog)
             "gradescope\n"
             "      --assignment T  with --format canvas: the grade column's "
             "title\n"
+            "      --classroom FILE  print FILE (a results.json, or a batch's "
+            "KEY.status) as\n"
+            "                      GitHub Classroom's autograding result "
+            "(base64 JSON)\n"
             "  -h, --help          this text\n"
             "  -V, --version       the grader's version\n\n"
             "exit codes: 0 graded, all correct; 1 graded, a case failed; "
@@ -120,18 +125,56 @@ static int parse_seconds(const char *s, double *out)
     return 0;
 }
 
-/* --json into a directory that is not there: known before grading */
-static int json_dir_missing(const char *path)
+/* why --json FILE cannot be written, known before grading: an empty
+ * name, a folder, a directory that is not there or not writable, a file
+ * that is not writable; NULL when it can be */
+static const char *json_unwritable(const char *path)
 {
+    struct stat st;
+    if (!*path)
+        return "an empty name (--json needs a file name)";
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return "it is a folder (--json needs a file name)";
+    if (path[strlen(path) - 1] == '/')
+        return "a name ending in '/' (--json needs a file name)";
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash)
-        return 0;
-    if (slash == dir)
-        return 0; /* "/x.json" */
-    *slash = '\0';
-    return access(dir, W_OK) != 0;
+    if (slash && slash != dir) { /* not "x.json" nor "/x.json" */
+        *slash = '\0';
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return "its directory does not exist";
+        if (access(dir, W_OK) != 0)
+            return "its directory is not writable";
+    } else if (!slash && access(".", W_OK) != 0) {
+        return "the current directory is not writable";
+    }
+    if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
+        return "the file is not writable";
+    return NULL;
+}
+
+/* @p n bytes of @p s in base64, NUL-terminated (malloc'd) */
+static char *base64(const char *s, size_t n)
+{
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)s[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned char)s[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)s[i + 2];
+        *o++ = tab[v >> 18 & 63];
+        *o++ = tab[v >> 12 & 63];
+        *o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? tab[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
 }
 
 static uint64_t random_seed(void)
@@ -199,7 +242,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_NOTRACE,
         OPT_CENSUS,
         OPT_FORMAT,
-        OPT_ASSIGNMENT
+        OPT_ASSIGNMENT,
+        OPT_CLASSROOM
     };
     static const struct option longopts[] = {
         {"lib", required_argument, NULL, 'l'},
@@ -228,6 +272,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"syscall-census", no_argument, NULL, OPT_CENSUS},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"assignment", required_argument, NULL, OPT_ASSIGNMENT},
+        {"classroom", required_argument, NULL, OPT_CLASSROOM},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -238,6 +283,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     const char *json = NULL, *source = NULL, *csv = NULL, *label = NULL;
     int solution = 0, have_seed = 0, list = 0, which = 0;
     const char *collect = NULL, *policy_path = NULL, *assignment = NULL;
+    const char *classroom = NULL;
     enum cl_book_format book = CL_BOOK_CSV;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     const char *nc = getenv("NO_COLOR");
@@ -293,6 +339,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                                    optarg);
             break;
         case OPT_ASSIGNMENT: assignment = optarg; break;
+        case OPT_CLASSROOM: classroom = optarg; break;
         case 'h': usage(stdout, prog); return CL_EXIT_OK;
         case 'V': printf("cuda-labs grader %s\n", CL_VERSION); return 0;
         case ':':
@@ -335,19 +382,43 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         printf("%s %s %s\n", lab->id, lab->slug, lab->source);
         return CL_EXIT_OK;
     }
+    if (classroom) {
+        char err[512], *json = NULL;
+        int c = cl_classroom_result(classroom, lab, &policy, &json, err,
+                                    sizeof err);
+        if (c != 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return c == CL_BOOK_NOT_A_BATCH ? CL_EXIT_USAGE : CL_EXIT_INTERNAL;
+        }
+        char *b = base64(json, strlen(json));
+        free(json);
+        if (!b)
+            return CL_EXIT_INTERNAL;
+        printf("%s\n", b);
+        free(b);
+        return CL_EXIT_OK;
+    }
     if (collect) {
-        char err[512];
-        int n = cl_gradebook_collect_as(collect, lab, book, assignment, err,
+        char err[1024];
+        int n = cl_gradebook_collect_as(collect, lab, book, assignment,
+                                        policy_path ? &policy : NULL, err,
                                         sizeof err);
         if (n < 0) {
             fprintf(stderr, "%s: %s\n", prog, err);
-            return CL_EXIT_INTERNAL;
+            return n == CL_BOOK_NOT_A_BATCH ? CL_EXIT_USAGE : CL_EXIT_INTERNAL;
         }
         static const char *const also[] = {"", " and gradebook-canvas.csv",
                                            " and gradebook-gradescope.csv"};
         printf("gradebook: %d rows in %s/gradebook.csv%s\n", n, collect,
                also[book]);
         return CL_EXIT_OK;
+    }
+    const char *why_json = json ? json_unwritable(json) : NULL;
+    if (why_json) {
+        fprintf(stderr,
+                "%s: cannot write --json '%s': %s (nothing was graded)\n", prog,
+                json, why_json);
+        return CL_EXIT_USAGE;
     }
     char lib[1024], src[1024];
     if (!o.lib_path) {
@@ -376,13 +447,6 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         else
             fprintf(stderr, "%s: %s (exit %d)\n", prog, why, c);
         return c;
-    }
-    if (json && json_dir_missing(json)) {
-        fprintf(stderr,
-                "%s: cannot write %s: its directory does not exist (nothing "
-                "was graded)\n",
-                prog, json);
-        return CL_EXIT_USAGE;
     }
     if (!have_seed)
         o.seed = random_seed();

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static double num(const cJSON *o, const char *key, double fallback)
 {
@@ -146,10 +147,14 @@ void cl_grade_row_csv(FILE *f, const struct cl_grade_row *row)
     field(f, row->late ? "1" : "", 1);
 }
 
-/* points the lab is out of (the built-in policy) */
+/* the policy the batch was graded with (NULL: the built-in one) */
+static const struct cl_policy *book_policy;
+
+/* points the lab is out of, under the batch's policy */
 static double lab_max(const struct cl_lab *lab)
 {
-    return cl_policy_lab_max(cl_policy_default(), lab);
+    return cl_policy_lab_max(book_policy ? book_policy : cl_policy_default(),
+                             lab);
 }
 
 /* results/KEY.status: "status<TAB>message" */
@@ -366,17 +371,48 @@ static int write_book(const char *dir, const char *file,
     return 0;
 }
 
-int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
-                            enum cl_book_format format, const char *assignment,
-                            char *err, size_t len)
+/* DIR/lab (written by tools/grade-class.sh: "NN slug"): the lab the
+ * batch was listed for; 0 when it is @p lab's or absent, -1 otherwise */
+static int batch_lab_is(const char *dir, const struct cl_lab *lab, char *other,
+                        size_t len)
 {
     char path[4096];
+    snprintf(path, sizeof path, "%s/lab", dir);
+    char *text = cl_read_file(path, NULL);
+    if (!text)
+        return 0;
+    snprintf(other, len, "%.*s", (int)strcspn(text, " \t\n"), text);
+    free(text);
+    return other[0] && strcmp(other, lab->id) != 0 ? -1 : 0;
+}
+
+int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
+                            enum cl_book_format format, const char *assignment,
+                            const struct cl_policy *policy, char *err,
+                            size_t len)
+{
+    char path[4096], other[16];
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, len, "%s is not a folder (--collect takes a batch's OUT)",
+                 dir);
+        return CL_BOOK_NOT_A_BATCH;
+    }
+    if (batch_lab_is(dir, lab, other, sizeof other) != 0) {
+        snprintf(err, len,
+                 "%s is a batch of lab %s, not of lab %s: collect it with "
+                 "'grade %s --collect %s'",
+                 dir, other, lab->id, other, dir);
+        return CL_BOOK_NOT_A_BATCH;
+    }
     snprintf(path, sizeof path, "%s/results", dir);
     DIR *d = opendir(path);
     if (!d) {
-        snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
-        return -1;
+        snprintf(err, len, "cannot open %s: %s (not a batch's OUT folder?)",
+                 path, strerror(errno));
+        return errno == ENOENT || errno == ENOTDIR ? CL_BOOK_NOT_A_BATCH : -1;
     }
+    book_policy = policy;
     struct seen *subs = NULL;
     int ns = 0, caps = 0;
     struct dirent *e;
@@ -422,6 +458,16 @@ int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
             if (cl_grade_row_from_json(path, &base, why, sizeof why) != 0) {
                 snprintf(base.status, sizeof base.status, "internal error");
                 snprintf(base.detail, sizeof base.detail, "%s", why);
+            } else if (base.lab[0] && strcmp(base.lab, lab->id) != 0) {
+                /* another lab's result: the whole batch is not this lab's */
+                snprintf(err, len,
+                         "%s/results/%s.json is a result of lab %s, not of "
+                         "lab %s: collect that batch with 'grade %s "
+                         "--collect %s'",
+                         dir, base.key, base.lab, lab->id, base.lab, dir);
+                free(rows);
+                free(subs);
+                return CL_BOOK_NOT_A_BATCH;
             }
         } else if (subs[k].has[1]) {
             snprintf(path, sizeof path, "%s/results/%s.status", dir, base.key);
@@ -458,11 +504,127 @@ int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
         rc = write_book(dir, "gradebook-gradescope.csv", rows, n, lab, format,
                         assignment, err, len);
     free(rows);
+    book_policy = NULL;
     return rc == 0 ? n : -1;
 }
 
 int cl_gradebook_collect(const char *dir, const struct cl_lab *lab, char *err,
                          size_t len)
 {
-    return cl_gradebook_collect_as(dir, lab, CL_BOOK_CSV, NULL, err, len);
+    return cl_gradebook_collect_as(dir, lab, CL_BOOK_CSV, NULL, NULL, err, len);
+}
+
+// ---- GitHub Classroom -------------------------------------------------------
+
+/* one test of Classroom's result */
+static void classroom_test(cJSON *tests, const char *name, const char *status,
+                           double score, const char *message,
+                           const struct cl_lab *lab)
+{
+    char code[64];
+    snprintf(code, sizeof code, "make grade LAB=%s", lab->id);
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddStringToObject(t, "name", name);
+    cJSON_AddStringToObject(t, "status", status);
+    cJSON_AddNumberToObject(t, "score", score);
+    cJSON_AddStringToObject(t, "message", message);
+    cJSON_AddStringToObject(t, "test_code", code);
+    cJSON_AddStringToObject(t, "filename", "");
+    cJSON_AddNumberToObject(t, "line_no", 0);
+    cJSON_AddNumberToObject(t, "duration", 0);
+    cJSON_AddItemToArray(tests, t);
+}
+
+/* the tests of a results.json into Classroom's; 0, or -2 another lab's */
+static int classroom_from_json(cJSON *res, const cJSON *o,
+                               const struct cl_lab *lab, char *err, size_t len)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, "extra_data");
+    const char *rlab = str(x, "lab"), *status = str(x, "status"),
+               *out = str(o, "output");
+    if (rlab && strcmp(rlab, lab->id) != 0) {
+        snprintf(err, len, "the results are of lab %s, not of lab %s", rlab,
+                 lab->id);
+        return CL_BOOK_NOT_A_BATCH;
+    }
+    cJSON *tests = cJSON_AddArrayToObject(res, "tests");
+    if (!status || !is_grade(status)) { /* nothing graded: no score at all */
+        cJSON_AddStringToObject(res, "status", "error");
+        cJSON_AddNumberToObject(res, "max_score", 0);
+        classroom_test(tests, status ? status : "not graded", "error", 0,
+                       out ? out : "", lab);
+        return 0;
+    }
+    int code = (int)num(x, "exit_code", 1);
+    cJSON_AddStringToObject(res, "status",
+                            code == CL_EXIT_OK ? "pass" : "fail");
+    cJSON_AddNumberToObject(res, "max_score", num(o, "max_score", 0));
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(o, "tests"))
+    {
+        const char *name = str(t, "name"), *st = str(t, "status"),
+                   *msg = str(t, "output");
+        classroom_test(tests, name ? name : "?",
+                       st && strcmp(st, "passed") == 0 ? "pass" : "fail",
+                       num(t, "score", 0), msg ? msg : "", lab);
+    }
+    if (cJSON_GetArraySize(tests) == 0) /* refused before any case ran */
+        classroom_test(tests, status, "fail", 0, out ? out : "", lab);
+    return 0;
+}
+
+int cl_classroom_result(const char *path, const struct cl_lab *lab,
+                        const struct cl_policy *policy, char **json, char *err,
+                        size_t len)
+{
+    *json = NULL;
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddNumberToObject(res, "version", 1);
+    int rc = 0;
+    size_t n = strlen(path);
+    char *text = cl_read_file(path, NULL);
+    if (!text) {
+        /* the grader left nothing: not the student's doing to judge */
+        char why[600];
+        snprintf(why, sizeof why,
+                 "not graded: no results in %s (the grader did not run to "
+                 "the end; the job's log says why)",
+                 path);
+        cJSON_AddStringToObject(res, "status", "error");
+        cJSON_AddNumberToObject(res, "max_score", 0);
+        classroom_test(cJSON_AddArrayToObject(res, "tests"), "not graded",
+                       "error", 0, why, lab);
+    } else if (n > 7 && strcmp(path + n - 7, ".status") == 0) {
+        /* a status decided without the grader (compile-error, ...): the
+         * student's when it is a grade */
+        struct cl_grade_row row;
+        memset(&row, 0, sizeof row);
+        book_policy = policy;
+        row_from_status(path, lab, &row);
+        book_policy = NULL;
+        cJSON *tests = cJSON_AddArrayToObject(res, "tests");
+        cJSON_AddStringToObject(res, "status", row.graded ? "fail" : "error");
+        cJSON_AddNumberToObject(res, "max_score",
+                                row.graded ? row.max_score : 0);
+        classroom_test(tests, row.status, row.graded ? "fail" : "error", 0,
+                       row.detail, lab);
+    } else {
+        cJSON *o = cJSON_Parse(text);
+        if (!cJSON_IsObject(o) ||
+            !cJSON_IsObject(
+                cJSON_GetObjectItemCaseSensitive(o, "extra_data"))) {
+            snprintf(err, len, "%s is not a results.json of this grader", path);
+            rc = CL_BOOK_NOT_A_BATCH;
+        } else {
+            rc = classroom_from_json(res, o, lab, err, len);
+        }
+        cJSON_Delete(o);
+    }
+    free(text);
+    if (rc == 0 && !(*json = cJSON_PrintUnformatted(res))) {
+        snprintf(err, len, "out of memory");
+        rc = -1;
+    }
+    cJSON_Delete(res);
+    return rc;
 }

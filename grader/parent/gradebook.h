@@ -25,6 +25,7 @@
 #define CL_GRADEBOOK_H
 
 #include "parent/grade.h"
+#include "parent/policy.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -54,6 +55,10 @@ struct cl_grade_row {
     char detail[512];  /**< the grader's one-line output, or the reason */
 };
 
+/** What cl_gradebook_collect_as() and cl_classroom_result() return when
+ *  the folder or file is not one of this lab's (a usage error). */
+#define CL_BOOK_NOT_A_BATCH (-2)
+
 /** The layouts a gradebook can be written in. */
 enum cl_book_format {
     CL_BOOK_CSV = 0,   /**< gradebook.csv, every column (the default) */
@@ -82,8 +87,9 @@ void cl_grade_row_csv(FILE *f, const struct cl_grade_row *row);
 
 /**
  * Build DIR/gradebook.csv from DIR/results for @p lab (its max score for
- * students the grader never saw). Returns the number of rows, or -1 with a
- * reason in @p err. The same as cl_gradebook_collect_as() with CL_BOOK_CSV.
+ * students the grader never saw). Returns the number of rows, or a
+ * negative code with a reason in @p err. The same as
+ * cl_gradebook_collect_as() with CL_BOOK_CSV and the built-in policy.
  */
 int cl_gradebook_collect(const char *dir, const struct cl_lab *lab, char *err,
                          size_t len);
@@ -93,14 +99,35 @@ int cl_gradebook_collect(const char *dir, const struct cl_lab *lab, char *err,
  * layout beside it (DIR/gradebook-canvas.csv, DIR/gradebook-gradescope.csv).
  * @p assignment names Canvas's grade column (NULL: "Lab NN Title"; Canvas
  * matches an existing assignment by "Name (id)" as in its own export).
- * Rows whose score is no grade (not graded: no GPU, internal error, no
- * result yet) leave the score empty in the LMS layouts, so that an import
- * does not record a zero. Returns the number of rows, or -1 with a reason
- * in @p err.
+ * @p policy is the one the batch was graded with (NULL: the built-in one):
+ * it gives the points of a submission the grader never scored. Rows whose
+ * score is no grade (not graded: no GPU, internal error, no result yet)
+ * leave the score empty in the LMS layouts, so that an import does not
+ * record a zero. Returns the number of rows; CL_BOOK_NOT_A_BATCH with a
+ * reason in @p err when DIR is no batch folder (missing, no results/) or
+ * is another lab's (DIR/lab, or a result of another lab); -1 when the
+ * gradebook cannot be written.
  */
 int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
                             enum cl_book_format format, const char *assignment,
-                            char *err, size_t len);
+                            const struct cl_policy *policy, char *err,
+                            size_t len);
+
+/**
+ * GitHub Classroom's autograding result (the JSON that
+ * autograding-grading-reporter reads, before its base64) for lab
+ * @p lab from @p path: the grader's results.json, or a KEY.status file as
+ * the batch writes ("compile-error<TAB>message"), or a path that does not
+ * exist (the grader left nothing). Every case is a test with its score;
+ * max_score is the lab's points. A result that is no grade (no GPU, the
+ * grader's internal error, no results) has status "error" and max_score
+ * 0, so that Classroom records no score rather than a zero. Returns 0 and
+ * a malloc'd text in @p json; CL_BOOK_NOT_A_BATCH when @p path holds
+ * another lab's results or no results.json; -1 out of memory.
+ */
+int cl_classroom_result(const char *path, const struct cl_lab *lab,
+                        const struct cl_policy *policy, char **json, char *err,
+                        size_t len);
 
 #ifdef __cplusplus
 }

@@ -266,7 +266,8 @@ START_TEST(test_gradebook_from_results)
 
     /* Canvas's layout: no score where nothing was graded */
     ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, CL_BOOK_CANVAS,
-                                             "Lab 1 (4242)", err, sizeof err),
+                                             "Lab 1 (4242)", NULL, err,
+                                             sizeof err),
                      8);
     snprintf(path, sizeof path, "%s/gradebook-canvas.csv", dir);
     csv = cl_read_file(path, NULL);
@@ -284,7 +285,7 @@ START_TEST(test_gradebook_from_results)
     free(csv);
     /* Gradescope's */
     ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, CL_BOOK_GRADESCOPE, NULL,
-                                             err, sizeof err),
+                                             NULL, err, sizeof err),
                      8);
     snprintf(path, sizeof path, "%s/gradebook-gradescope.csv", dir);
     csv = cl_read_file(path, NULL);
@@ -316,10 +317,19 @@ START_TEST(test_gradebook_from_results)
                         "gradescope | grep -q gradebook-gradescope.csv",
                         dir),
                      0);
-    /* no results folder: an error, not a crash */
+    /* no batch there: said, not a crash */
     ck_assert_int_eq(cl_gradebook_collect("/nonexistent", lab, err, sizeof err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err, "cannot open"));
+                     CL_BOOK_NOT_A_BATCH);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent is not a folder"));
+    ck_assert_int_eq(cl_gradebook_collect("/tmp", lab, err, sizeof err),
+                     CL_BOOK_NOT_A_BATCH);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open /tmp/results"));
+    /* another lab's results: refused, naming the lab and the file */
+    ck_assert_int_eq(
+        cl_gradebook_collect(dir, cl_lab_find("02", NULL), err, sizeof err),
+        CL_BOOK_NOT_A_BATCH);
+    ck_assert_msg(strstr(err, "is a result of lab 01, not of lab 02") != NULL,
+                  "%s", err);
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -443,6 +453,14 @@ START_TEST(test_canvas_export)
            "zoe_34567_6789014_lab1.tar",
            dir, dir, dir, dir, dir),
         0);
+    /* what else lies in a download that went through a desktop: a note of
+     * the instructor's and the litter of a Mac's archiver and Windows */
+    ck_assert_int_eq(sh("cd %s/subs && echo todo > notes.txt && mkdir "
+                        "__MACOSX && echo x > "
+                        "__MACOSX/._smithjohn_12345_6789012_vector_add.cu && "
+                        "echo x > .DS_Store && echo x > Thumbs.db",
+                        dir),
+                     0);
     ck_assert_int_eq(sh("FORMAT=canvas make -s grade-class LAB=01 "
                         "SUBMISSIONS=%s/subs OUT=%s/out ASSIGNMENT=\"Lab 1 "
                         "(4242)\" > %s/log 2>&1",
@@ -452,6 +470,8 @@ START_TEST(test_canvas_export)
     snprintf(out, sizeof out, "%s/out", dir);
     ck_assert_int_eq(
         sh("grep -q \"3 submissions (canvas layout)\" %s/log", dir), 0);
+    ck_assert_int_eq(sh("grep -q \"skipping .notes.txt.\" %s/log", dir), 0);
+    ck_assert_int_eq(sh("test $(wc -l < %s/out/gradebook.csv) = 4", dir), 0);
     /* the user ids and the late flag; bob's file compiled as vector_add.cu */
     const char *r = row(out, "oneilmary");
     ck_assert_msg(strstr(r, ",compile-error,") && strstr(r, "vector_add.cu(") &&
@@ -473,6 +493,153 @@ START_TEST(test_canvas_export)
     if (!have_gpu(out, "smithjohn"))
         ck_assert_ptr_nonnull(strstr(
             row_in(out, "gradebook-canvas.csv", "smithjohn"), ",12345,,,,\n"));
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* lab 00's submissions (plain C, graded on the CPU): right, wrong (a - b),
+ * and one that does not compile */
+static const char sub_right[] =
+    "void selftest_add(const float *a, const float *b, float *c, int n)\n"
+    "{\n    for (int i = 0; i < n; i++)\n        c[i] = a[i] + b[i];\n}\n";
+static const char sub_wrong[] =
+    "void selftest_add(const float *a, const float *b, float *c, int n)\n"
+    "{\n    for (int i = 0; i < n; i++)\n        c[i] = a[i] - b[i];\n}\n";
+static const char sub_broken[] = "void selftest_add(int n) { int x = ; }\n";
+
+static void put(const char *dir, const char *file, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    ck_assert_int_eq(cl_write_atomic(path, text, strlen(text)), 0);
+}
+
+/* A course's policy reaches every submission of a batch and its gradebook
+ * (graded on the CPU self-test lab 00): the points are the policy's, a
+ * compile error is out of the policy's total, the policy is kept with the
+ * batch and another one refused until FORCE=1; a bad one grades nothing.
+ * The folder mixes Canvas's files, plain entries, a stray notes.txt and
+ * desktop litter: each entry is read for what it is, so the Canvas
+ * students keep their ids. */
+START_TEST(test_batch_policy_and_mixed_entries)
+{
+    char dir[] = "/tmp/cl-pol-XXXXXX", subs[64], out[64], pol[64], pol2[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(pol, sizeof pol, "%s/course.json", dir);
+    snprintf(pol2, sizeof pol2, "%s/course2.json", dir);
+    ck_assert_int_eq(sh("mkdir -p %s/dave/__MACOSX %s/__MACOSX", subs, subs),
+                     0);
+    put(subs, "smithjohn_12345_6789012_honest.c", sub_right);
+    put(subs, "oneilmary_LATE_23456_6789013_honest-1.c", sub_wrong);
+    put(subs, "bob.c", sub_broken);
+    put(subs, "dave/honest.c", sub_right);
+    /* litter, beside and inside: never a student, never a second source */
+    put(subs, "dave/._honest.c", "junk");
+    put(subs, "dave/__MACOSX/._honest.c", "junk");
+    put(subs, "__MACOSX/._smithjohn_12345_6789012_honest.c", "junk");
+    put(subs, ".DS_Store", "junk");
+    put(subs, "Thumbs.db", "junk");
+    put(subs, "desktop.ini", "junk");
+    put(subs, "notes.txt", "remember to grade lab 0\n");
+    const char *course = "{\"name\": \"course X\", \"labs\": {\"00\": "
+                         "{\"cases\": {\"n=1\": 5, \"n=1000\": 7, "
+                         "\"n=2^20\": 3, \"speed\": 0}}}}\n";
+    put(dir, "course.json", course);
+    ck_assert_int_eq(sh("POLICY=%s FORMAT=canvas make -s grade-class LAB=00 "
+                        "SUBMISSIONS=%s OUT=%s > %s/run1.log 2>&1",
+                        pol, subs, out, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -q \"4 submissions (canvas+plain layout)\" "
+                        "%s/run1.log && grep -q \"policy %s/policy.json\" "
+                        "%s/run1.log && grep -q \"skipping .notes.txt.: not a "
+                        "submission\" %s/run1.log",
+                        dir, out, dir, dir),
+                     0);
+    ck_assert_int_ne(sh("grep -E -q \"MACOSX|Thumbs|desktop|DS_Store\" "
+                        "%s/run1.log %s/gradebook.csv",
+                        dir, out),
+                     0);
+    /* the policy's points: 15 in all; Canvas's ids kept */
+    const char *r = row(out, "smithjohn");
+    ck_assert_msg(strstr(r, ",00,15.00,15.00,15.00,") &&
+                      strstr(r, ",graded,") && strstr(r, ",12345,,\n"),
+                  "%s", r);
+    r = row(out, "oneilmary");
+    ck_assert_msg(strstr(r, ",0.00,15.00,") && strstr(r, ",graded: wrong,") &&
+                      strstr(r, ",23456,,1\n"),
+                  "%s", r);
+    r = row(out, "bob");
+    ck_assert_msg(strstr(r, ",0.00,15.00,") && strstr(r, ",compile-error,"),
+                  "%s", r);
+    r = row(out, "dave");
+    ck_assert_msg(strstr(r, ",15.00,15.00,") && strstr(r, ",graded,"), "%s", r);
+    ck_assert_int_eq(sh("test $(wc -l < %s/gradebook.csv) = 5", out), 0);
+    ck_assert_int_eq(sh("grep -q \"Points Possible,,,,,15.00\" "
+                        "%s/gradebook-canvas.csv",
+                        out),
+                     0);
+    /* every result names the policy; the batch keeps it and its lab */
+    ck_assert_int_eq(sh("grep -l '\"policy\":.*\"course X\"' %s/results/*.json "
+                        "| wc -l | grep -qx 3",
+                        out),
+                     0);
+    ck_assert_int_eq(sh("cmp -s %s %s/policy.json && grep -qx \"00 selftest\" "
+                        "%s/lab",
+                        pol, out, out),
+                     0);
+    /* the gradebook again, by hand: the policy still gives the points of
+     * the compile error */
+    ck_assert_int_eq(sh(CL_BUILD_DIR "/bin/grade 00 --collect %s --policy "
+                                     "%s/policy.json > /dev/null",
+                        out, out),
+                     0);
+    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",0.00,15.00,"));
+    /* not another lab's batch */
+    ck_assert_int_eq(sh(CL_BUILD_DIR "/bin/grade 01 --collect %s > /dev/null "
+                                     "2>&1",
+                        out),
+                     2);
+
+    /* another policy: refused while the batch has results... */
+    const char *course2 = "{\"name\": \"course Y\", \"labs\": {\"00\": "
+                          "{\"cases\": {\"n=1\": 10, \"n=1000\": 7, "
+                          "\"n=2^20\": 3, \"speed\": 0}}}}\n";
+    put(dir, "course2.json", course2);
+    ck_assert_int_ne(sh("POLICY=%s make -s grade-class LAB=00 SUBMISSIONS=%s "
+                        "OUT=%s > %s/run2.log 2>&1",
+                        pol2, subs, out, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("grep -q \"graded with another policy\" %s/run2.log", dir), 0);
+    /* ...and FORCE=1 grades everyone with it */
+    ck_assert_int_eq(sh("FORCE=1 POLICY=%s make -s grade-class LAB=00 "
+                        "SUBMISSIONS=%s OUT=%s > %s/run3.log 2>&1",
+                        pol2, subs, out, dir),
+                     0);
+    ck_assert_ptr_nonnull(strstr(row(out, "dave"), ",20.00,20.00,"));
+    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",0.00,20.00,"));
+    /* a re-run without POLICY keeps the batch's (nothing graded again) */
+    ck_assert_int_eq(sh("make -s grade-class LAB=00 SUBMISSIONS=%s OUT=%s > "
+                        "%s/run4.log 2>&1 && test $(grep -c ^skip %s/run4.log) "
+                        "= 4",
+                        subs, out, dir, dir),
+                     0);
+    ck_assert_ptr_nonnull(strstr(row(out, "dave"), ",20.00,20.00,"));
+
+    /* a bad policy: one line, exit 2 from the script, nothing graded */
+    put(dir, "bad.json", "{\"labs\": {\"00\": {\"cases\": {\"nope\": 1}}}}");
+    ck_assert_int_ne(sh("POLICY=%s/bad.json make -s grade-class LAB=00 "
+                        "SUBMISSIONS=%s OUT=%s/out2 > %s/run5.log 2>&1",
+                        dir, subs, dir, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("grep -q \"labs.00.cases.nope: no such\" %s/run5.log && "
+           "grep -q \"is refused\" %s/run5.log && "
+           "test -z \"$(ls -A %s/out2/results 2>/dev/null)\"",
+           dir, dir, dir),
+        0);
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -678,6 +845,68 @@ START_TEST(test_autograder)
                "No vector_add.cu in your submission"));
     cJSON_Delete(o);
     free(text);
+
+    /* a course's policy in the bundle, graded for real on the CPU (lab 00,
+     * the same grader tree): make autograder checks the policy and puts it
+     * beside the scripts as policy.json, autograder.env names it, and
+     * run_autograder grades with it */
+    const char *course = "{\"name\": \"course X\", \"labs\": {\"00\": "
+                         "{\"cases\": {\"n=1\": 5, \"n=1000\": 7, "
+                         "\"n=2^20\": 3, \"speed\": 0}}}}\n";
+    put(dir, "course.json", course);
+    put(dir, "bad.json", "{\"labs\": {\"00\": {\"timeout_s\": -1}}}");
+    ck_assert_int_eq(sh("make -s autograder LAB=00 POLICY=%s/bad.json "
+                        "DIST=%s/dist0 > %s/make0.log 2>&1",
+                        dir, dir, dir),
+                     2);
+    ck_assert_int_eq(sh("grep -q \"timeout_s: must be a number\" %s/make0.log "
+                        "&& test ! -e %s/dist0/autograder-00-selftest.zip",
+                        dir, dir),
+                     0);
+    ck_assert_int_eq(sh("make -s autograder LAB=00 POLICY=%s/course.json "
+                        "DIST=%s/dist0 > %s/make0.log 2>&1",
+                        dir, dir, dir),
+                     0);
+    snprintf(zip, sizeof zip, "%s/dist0/autograder-00-selftest.zip", dir);
+    ck_assert_int_eq(sh("(unzip -Z1 %s || python3 -m zipfile -l %s | cut "
+                        "-d\" \" -f1) > %s/list0 2>/dev/null && grep -qx "
+                        "policy.json %s/list0 && grep -qx autograder.env "
+                        "%s/list0",
+                        zip, zip, dir, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("(unzip -qq -o %s autograder.env policy.json -d "
+                        "%s/source || python3 -m zipfile -e %s %s/source) && "
+                        "grep -qx LAB=00 %s/source/autograder.env && grep -qx "
+                        "POLICY=policy.json %s/source/autograder.env && cmp "
+                        "-s %s/course.json %s/source/policy.json",
+                        zip, root, zip, root, root, root, dir, root),
+                     0);
+    const char *subs[] = {sub_right, sub_wrong};
+    const double want[] = {15, 0};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(sh("rm -rf %s/submission/* %s/results", root, root),
+                         0);
+        snprintf(json, sizeof json, "%s/submission", root);
+        put(json, "honest.c", subs[i]);
+        snprintf(json, sizeof json, "%s/results/results.json", root);
+        ck_assert_int_eq(sh("AUTOGRADER_ROOT=%s %s/run_autograder > "
+                            "%s/run-policy.log 2>&1",
+                            root, root, dir),
+                         0);
+        text = cl_read_file(json, NULL);
+        ck_assert_ptr_nonnull(text);
+        o = cJSON_Parse(text);
+        ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", text);
+        x = cJSON_GetObjectItem(o, "extra_data");
+        ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(x, "policy")),
+                         "course X");
+        ck_assert_double_eq(
+            cJSON_GetNumberValue(cJSON_GetObjectItem(o, "max_score")), 15);
+        ck_assert_double_eq(
+            cJSON_GetNumberValue(cJSON_GetObjectItem(o, "score")), want[i]);
+        cJSON_Delete(o);
+        free(text);
+    }
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -698,14 +927,37 @@ START_TEST(test_slurm_batch)
     int rc = sh("SLURM_GRES= make -s grade-class-slurm LAB=01 SUBMISSIONS=%s "
                 "OUT=%s SBATCH_ARGS=--cpus-per-task=1 > %s/submit.log 2>&1",
                 subs, out, dir);
-    /* wait for the array and the collect job, at most 10 minutes */
+    /* and a course's policy through the same path (lab 00, on the CPU):
+     * kept in OUT, used by every task and by the collect job */
+    char subs0[128], out0[128];
+    snprintf(subs0, sizeof subs0, "%s/subs0", dir);
+    snprintf(out0, sizeof out0, "%s/out0", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs0), 0);
+    put(subs0, "alice.c", sub_right);
+    put(subs0, "bob.c", sub_broken);
+    put(dir, "course.json",
+        "{\"name\": \"course X\", \"labs\": {\"00\": {\"cases\": "
+        "{\"n=1\": 5, \"n=1000\": 7, \"n=2^20\": 3, \"speed\": 0}}}}\n");
+    int rc0 = sh("SLURM_GRES= make -s grade-class-slurm LAB=00 SUBMISSIONS=%s "
+                 "OUT=%s POLICY=%s/course.json "
+                 "SBATCH_ARGS=--cpus-per-task=1 > %s/submit0.log 2>&1",
+                 subs0, out0, dir, dir);
+    /* wait for the arrays and the collect jobs, at most 10 minutes */
     int waited = sh("for i in $(seq 300); do "
                     "[ -z \"$(squeue -h 2>/dev/null)\" ] && exit 0; sleep 2; "
                     "done; exit 1");
     sh("bash grader/tests/slurm-cluster.sh stop > /dev/null 2>&1");
     ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(rc0, 0);
     ck_assert_int_eq(waited, 0);
     expect_statuses(out);
+    ck_assert_int_eq(
+        sh("grep -q \"policy %s/policy.json\" %s/submit0.log", out0, dir), 0);
+    const char *r = row(out0, "alice");
+    ck_assert_msg(strstr(r, ",15.00,15.00,") && strstr(r, ",graded,"), "%s", r);
+    r = row(out0, "bob");
+    ck_assert_msg(strstr(r, ",0.00,15.00,") && strstr(r, ",compile-error,"),
+                  "%s", r);
     /* one task per submission ran */
     ck_assert_int_eq(
         sh("test $(ls %s/logs/slurm-*_*.out | wc -l) = %d", out, N_SUBMISSIONS),
@@ -723,6 +975,7 @@ int main(void)
     tcase_add_test(core, test_local_batch);
     tcase_add_test(core, test_over_limit_is_a_compile_error);
     tcase_add_test(core, test_canvas_export);
+    tcase_add_test(core, test_batch_policy_and_mixed_entries);
     tcase_add_test(core, test_gradescope_export);
     tcase_add_test(core, test_autograder);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "

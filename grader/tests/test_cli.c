@@ -208,8 +208,8 @@ START_TEST(test_cli_which_and_collect)
     ck_assert_int_eq(CLI("99", "--which"), CL_EXIT_USAGE);
     ERR_SAYS("unknown lab '99'");
     /* no batch there: said, not a crash */
-    ck_assert_int_eq(CLI("00", "--collect", "/nonexistent"), CL_EXIT_INTERNAL);
-    ERR_SAYS("/nonexistent");
+    ck_assert_int_eq(CLI("00", "--collect", "/nonexistent"), CL_EXIT_USAGE);
+    ERR_SAYS("/nonexistent is not a folder");
     ck_assert_int_eq(CLI("00", "--collect"), CL_EXIT_USAGE);
     ERR_SAYS("option '--collect' needs a value");
 
@@ -249,7 +249,141 @@ START_TEST(test_cli_which_and_collect)
                   "%s", csv);
     ck_assert_int_eq(count_of(csv, "\n"), 3);
     free(csv);
+
+    /* another lab's batch: refused (exit 2), naming the lab, and no
+     * gradebook written over */
+    ck_assert_int_eq(CLI("01", "--collect", dir), CL_EXIT_USAGE);
+    ERR_SAYS("is a result of lab 00, not of lab 01: collect that batch with "
+             "'grade 00 --collect");
+    ck_assert_str_eq(cap_out, "");
+    /* the batch's own record of its lab (tools/grade-class.sh writes it) */
+    snprintf(path, sizeof path, "%s/lab", dir);
+    ck_assert_int_eq(cl_write_atomic(path, "00 selftest\n", 12), 0);
+    ck_assert_int_eq(CLI("02", "--collect", dir), CL_EXIT_USAGE);
+    ERR_SAYS("is a batch of lab 00, not of lab 02");
+    ck_assert_int_eq(CLI("00", "--collect", dir), CL_EXIT_OK);
+    /* a file where the folder should be */
+    ck_assert_int_eq(CLI("00", "--collect", path), CL_EXIT_USAGE);
+    ERR_SAYS("is not a folder");
     ck_assert_int_eq(sh("rm -rf %s", dir), 0);
+}
+END_TEST
+
+/* decode the base64 line --classroom printed into JSON (the caller frees) */
+static cJSON *classroom_json(const char *b64)
+{
+    char in[] = "/tmp/cl-b64-XXXXXX";
+    int fd = mkstemp(in);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, b64, strlen(b64)), (ssize_t)strlen(b64));
+    close(fd);
+    char cmd[400], out[160];
+    snprintf(out, sizeof out, "%s.json", in);
+    snprintf(cmd, sizeof cmd, "base64 -d %s > %s", in, out);
+    ck_assert_int_eq(sh("%s", cmd), 0);
+    char *text = cl_read_file(out, NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_msg(cJSON_IsObject(j), "not JSON: %s", text);
+    free(text);
+    unlink(in);
+    unlink(out);
+    return j;
+}
+
+/* --classroom: GitHub Classroom's autograding result (what
+ * autograding-grading-reporter decodes): every case with its score and
+ * the lab's points as max_score; a compile error is a zero of the lab's
+ * points; no GPU or no results is no score at all; another lab's results
+ * are refused */
+START_TEST(test_classroom_result)
+{
+    char dir[] = "/tmp/cl-class-XXXXXX", json[96], path[96];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(json, sizeof json, "%s/results.json", dir);
+    struct grade_proc p;
+    GRADE(&p, "00", "--lib", CL_BUILD_DIR "/selftest/scribble.so", "-q",
+          "--seed", "5", "--json", json);
+    ck_assert_int_eq(p.rc, CL_EXIT_FAILED);
+    grade_proc_free(&p);
+    ck_assert_int_eq(CLI("00", "--classroom", json), CL_EXIT_OK);
+    ck_assert_int_eq(count_of(cap_out, "\n"), 1);
+    cJSON *j = classroom_json(cap_out);
+    ck_assert_double_eq(json_num(j, "version"), 1);
+    ck_assert_str_eq(json_str(j, "status"), "fail");
+    ck_assert_double_eq(json_num(j, "max_score"), 20);
+    const cJSON *t, *tests = cJSON_GetObjectItem(j, "tests");
+    ck_assert_int_eq(cJSON_GetArraySize(tests), 2);
+    double sum = 0;
+    cJSON_ArrayForEach(t, tests)
+    {
+        ck_assert_str_eq(json_str(t, "test_code"), "make grade LAB=00");
+        ck_assert_ptr_nonnull(cJSON_GetObjectItem(t, "line_no"));
+        sum += json_num(t, "score");
+    }
+    ck_assert_double_eq(sum, 0); /* out of bounds: every case failed */
+    ck_assert_ptr_nonnull(strstr(
+        json_str(cJSON_GetArrayItem(tests, 0), "message"), "out-of-bounds"));
+    cJSON_Delete(j);
+
+    /* a right one: each case's points, status pass */
+    GRADE(&p, "00", "--lib", HONEST, "-q", "--seed", "5", "--json", json);
+    ck_assert_int_eq(p.rc, CL_EXIT_OK);
+    grade_proc_free(&p);
+    ck_assert_int_eq(CLI("00", "--classroom", json), CL_EXIT_OK);
+    j = classroom_json(cap_out);
+    ck_assert_str_eq(json_str(j, "status"), "pass");
+    sum = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "tests"))
+    {
+        ck_assert_str_eq(json_str(t, "status"), "pass");
+        sum += json_num(t, "score");
+    }
+    ck_assert_double_eq(sum, 20);
+    cJSON_Delete(j);
+
+    /* not this lab's */
+    ck_assert_int_eq(CLI("01", "--classroom", json), CL_EXIT_USAGE);
+    ERR_SAYS("the results are of lab 00, not of lab 01");
+
+    /* a compile error (the batch's status file): 0 of the lab's points */
+    snprintf(path, sizeof path, "%s/lab.status", dir);
+    const char *st = "compile-error\tx.cu(3): error: \"y\" is undefined\n";
+    ck_assert_int_eq(cl_write_atomic(path, st, strlen(st)), 0);
+    ck_assert_int_eq(CLI("00", "--classroom", path), CL_EXIT_OK);
+    j = classroom_json(cap_out);
+    ck_assert_str_eq(json_str(j, "status"), "fail");
+    ck_assert_double_eq(json_num(j, "max_score"), 50);
+    t = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tests"), 0);
+    ck_assert_str_eq(json_str(t, "name"), "compile-error");
+    ck_assert_double_eq(json_num(t, "score"), 0);
+    ck_assert_str_eq(json_str(t, "message"),
+                     "x.cu(3): error: \"y\" is undefined");
+    cJSON_Delete(j);
+
+    /* no results at all, or no GPU: no score (max_score 0), an error */
+    snprintf(path, sizeof path, "%s/none.json", dir);
+    ck_assert_int_eq(CLI("00", "--classroom", path), CL_EXIT_OK);
+    j = classroom_json(cap_out);
+    ck_assert_str_eq(json_str(j, "status"), "error");
+    ck_assert_double_eq(json_num(j, "max_score"), 0);
+    cJSON_Delete(j);
+    const char *nogpu =
+        "{\"score\": 0, \"max_score\": 100, \"output\": \"no NVIDIA driver "
+        "or GPU found\", \"tests\": [], \"extra_data\": {\"lab\": \"01\", "
+        "\"status\": \"not graded: no GPU\", \"exit_code\": 3}}";
+    ck_assert_int_eq(cl_write_atomic(path, nogpu, strlen(nogpu)), 0);
+    ck_assert_int_eq(CLI("01", "--classroom", path), CL_EXIT_OK);
+    j = classroom_json(cap_out);
+    ck_assert_str_eq(json_str(j, "status"), "error");
+    ck_assert_double_eq(json_num(j, "max_score"), 0);
+    t = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tests"), 0);
+    ck_assert_str_eq(json_str(t, "message"), "no NVIDIA driver or GPU found");
+    cJSON_Delete(j);
+    /* not a results.json */
+    ck_assert_int_eq(CLI("00", "--classroom", "Makefile"), CL_EXIT_USAGE);
+    ERR_SAYS("Makefile is not a results.json of this grader");
+    sh("rm -rf %s", dir);
 }
 END_TEST
 
@@ -342,16 +476,28 @@ START_TEST(test_no_gpu_or_graded)
     if (p.rc == CL_EXIT_NO_GPU) {
         ck_assert_str_eq(p.out, "");
         ck_assert_int_eq(count_of(p.err, "\n"), 1);
-        ck_assert_msg(strncmp(p.err, "grade: no CUDA GPU found", 24) == 0, "%s",
-                      p.err);
+        /* in words a student understands: no driver is "no NVIDIA driver
+         * or GPU found", never the runtime's "driver version is
+         * insufficient" (common/gpuinfo.c, cl_no_gpu_reason) */
+        int driver = 0;
+        if (cudaDriverGetVersion(&driver) != cudaSuccess)
+            driver = 0;
+        if (driver == 0)
+            ck_assert_str_eq(p.err, "grade: no NVIDIA driver or GPU found: "
+                                    "nothing graded (exit 3)\n");
+        ck_assert_msg(strncmp(p.err, "grade: ", 7) == 0 &&
+                          strstr(p.err, "GPU") &&
+                          !strstr(p.err, "insufficient"),
+                      "%s", p.err);
         ck_assert_ptr_nonnull(strstr(p.err, ": nothing graded (exit 3)\n"));
         ck_assert_str_eq(json_str(x, "status"), "not graded: no GPU");
         ck_assert_int_eq((int)json_num(x, "exit_code"), CL_EXIT_NO_GPU);
         ck_assert_double_eq(json_num(p.json, "score"), 0.0);
         ck_assert_double_eq(json_num(p.json, "max_score"), 6.0);
         ck_assert_str_eq(case_status(p.json, "n=1"), "not-run");
-        ck_assert_ptr_nonnull(
-            strstr(json_str(p.json, "output"), "no CUDA GPU found"));
+        if (driver == 0)
+            ck_assert_ptr_nonnull(strstr(json_str(p.json, "output"),
+                                         "no NVIDIA driver or GPU found"));
         ck_assert_ptr_null(cJSON_GetObjectItem(x, "gpu"));
     } else {
         ck_assert_msg(p.rc == CL_EXIT_OK, "exit %d\n%s%s", p.rc, p.out, p.err);
@@ -513,10 +659,26 @@ START_TEST(test_json_dir_missing)
     ck_assert_int_eq(
         CLI("00", "--lib", HONEST, "--json", "/nonexistent-dir/r.json"),
         CL_EXIT_USAGE);
-    ERR_SAYS("cannot write /nonexistent-dir/r.json: its directory does not "
-             "exist (nothing was graded)");
+    ERR_SAYS("cannot write --json '/nonexistent-dir/r.json': its directory "
+             "does not exist (nothing was graded)");
     ck_assert_str_eq(cap_out, "");
     ck_assert_int_ne(access("/nonexistent-dir", F_OK), 0);
+    /* a folder, an empty name, a name ending in '/': exit 2, before any
+     * case runs (nothing printed, nothing written) */
+    ck_assert_int_eq(CLI("00", "--lib", HONEST, "--json", "/tmp"),
+                     CL_EXIT_USAGE);
+    ERR_SAYS("cannot write --json '/tmp': it is a folder (--json needs a file "
+             "name)");
+    ck_assert_str_eq(cap_out, "");
+    ck_assert_int_eq(CLI("00", "--lib", HONEST, "--json", ""), CL_EXIT_USAGE);
+    ERR_SAYS("cannot write --json '': an empty name");
+    ck_assert_str_eq(cap_out, "");
+    ck_assert_int_eq(CLI("00", "--lib", HONEST, "--json", "/tmp/cl-no-such/"),
+                     CL_EXIT_USAGE);
+    ERR_SAYS("a name ending in '/'");
+    /* checked before the submission: a missing one is still exit 2 here */
+    ck_assert_int_eq(CLI("00", "--lib", "/nonexistent.so", "--json", "/tmp"),
+                     CL_EXIT_USAGE);
 }
 END_TEST
 
@@ -594,6 +756,7 @@ static Suite *cli_suite(void)
     tcase_add_test(runs, test_seed_reproducible);
     tcase_add_test(runs, test_repeated_hangs_stop_the_run);
     tcase_add_test(runs, test_policy_file);
+    tcase_add_test(runs, test_classroom_result);
     suite_add_tcase(s, runs);
     return s;
 }

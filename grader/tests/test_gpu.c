@@ -721,8 +721,7 @@ static int gpu_present(char *why, size_t len)
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
         char msg[200];
-        snprintf(msg, sizeof msg, "%s",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "zero devices");
+        cl_no_gpu_reason(e, msg, sizeof msg);
         if (write(p[1], msg, strlen(msg) + 1) < 0)
             _exit(2);
         _exit(e == cudaSuccess && n > 0 ? 0 : 1);
@@ -799,7 +798,7 @@ int main(void)
     int n = (int)(sizeof tests / sizeof tests[0]);
     char why[256];
     if (!gpu_present(why, sizeof why)) {
-        printf("SKIPPED: %d tests: no CUDA GPU on this machine (%s)\n", n, why);
+        printf("SKIPPED: %d tests: %s\n", n, why);
         return 0;
     }
     Suite *s = suite_create("gpu");

@@ -15,6 +15,7 @@
 #include "06-seq2seq/seq2seq.h"
 #include "labs/seq2seq_data.h"
 #include "parent/symbols.h"
+#include "sha256.h"
 
 #include "tests/shell.h"
 #include "labs/labs.h"
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef CL_BUILD_DIR
@@ -725,13 +727,23 @@ START_TEST(test_lab6_data_missing)
 }
 END_TEST
 
+/* the shipped model's size in bytes */
+static size_t model_size(void)
+{
+    char path[4096];
+    struct stat stt;
+    snprintf(path, sizeof path, "%s/model.safetensors", real_dir);
+    ck_assert_int_eq(stat(path, &stt), 0);
+    return (size_t)stt.st_size;
+}
+
 /* the model cut short, at any length: refused, never read past its end */
 START_TEST(test_lab6_data_truncated)
 {
     copy_all();
     copy_data("model.safetensors", 100000);
     load_refused("model.safetensors", "truncated");
-    copy_data("model.safetensors", 2864204 - 1);
+    copy_data("model.safetensors", model_size() - 1);
     load_refused("model.safetensors", "truncated");
     copy_data("model.safetensors", 500); /* inside the header */
     load_refused("model.safetensors", "does not fit");
@@ -756,9 +768,18 @@ START_TEST(test_lab6_data_corrupt)
     replace_in("model.safetensors", "{\"__metadata__\"", "[\"__metadata__\"");
     load_refused("model.safetensors", "not a JSON object");
     copy_data("model.safetensors", 0);
+    /* a tensor renamed (and its digest with it): not the model's */
+    replace_in("model.safetensors", "fc_out.bias", "fc_out.bia5");
     replace_in("model.safetensors", "fc_out.bias", "fc_out.bia5");
     load_refused("model.safetensors",
                  "unexpected tensor 'decoder.fc_out.bia5'");
+    copy_data("model.safetensors", 0);
+    /* the tensor renamed alone: its digest names no tensor */
+    replace_in("model.safetensors", "\"decoder.fc_out.bias\":{",
+               "\"decoder.fc_out.bia5\":{");
+    load_refused("model.safetensors", "__metadata__ has a digest of "
+                                      "'decoder.fc_out.bias', which is no "
+                                      "tensor of the file");
     copy_data("model.safetensors", 0);
     replace_in("model.safetensors", "\"shape\":[35]", "\"shape\":[36]");
     load_refused("model.safetensors", "shape and dtype give 144 bytes");
@@ -779,6 +800,171 @@ START_TEST(test_lab6_data_corrupt)
     load_refused("model.safetensors",
                  "'decoder.rnn.weight_hh_l0' has shape (256, 768), expected "
                  "(768, 256)");
+}
+END_TEST
+
+/* tensor @p name of tmp_dir's model: its element @p index set to @p v;
+ * with @p reseal its digest in the header made to match again (a NaN
+ * written by the trainer itself), else left as it was (a damaged byte) */
+static void set_element(const char *name, long index, float v, int reseal)
+{
+    char path[128], why[512];
+    snprintf(path, sizeof path, "%s/model.safetensors", tmp_dir);
+    struct cl_st st;
+    ck_assert_msg(cl_st_load(path, &st, why, sizeof why) == 0, "%s", why);
+    const struct cl_st_tensor *t = cl_st_find(&st, name);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_lt((size_t)index * 4, t->bytes);
+    unsigned char *at = st.file + st.data + t->offset;
+    memcpy(at + 4 * index, &v, 4);
+    if (reseal) {
+        char key[200], hex[CL_SHA256_HEX];
+        snprintf(key, sizeof key, "\"" CL_ST_DIGEST "%s\":\"", name);
+        char *d = memmem(st.file, st.data, key, strlen(key));
+        ck_assert_ptr_nonnull(d);
+        cl_sha256_hex(at, t->bytes, hex);
+        memcpy(d + strlen(key), hex, 64);
+    }
+    ck_assert_int_eq(cl_write_atomic(path, st.file, st.size), 0);
+    cl_st_free(&st);
+}
+
+/* the tensors' bytes are sealed by their SHA-256 in the header: a byte
+ * flipped inside a tensor, a NaN or an infinity (even one whose digest
+ * was made to match), a digest missing, malformed or of no tensor: each
+ * refused, naming the tensor */
+START_TEST(test_lab6_data_digests)
+{
+    copy_all();
+    /* the shipped model has every digest, and they are right */
+    char path[128], why[512];
+    snprintf(path, sizeof path, "%s/model.safetensors", tmp_dir);
+    struct cl_st st;
+    ck_assert_msg(cl_st_load(path, &st, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(st.n, 12);
+    ck_assert_int_eq(cl_st_require_digests(&st, why, sizeof why), 0);
+    for (int i = 0; i < st.n; i++)
+        ck_assert_int_eq(cl_st_f32_nonfinite(&st, &st.t[i]), -1);
+    cl_st_free(&st);
+    /* one bit flipped in the middle of the output layer's weights */
+    {
+        struct cl_st s2;
+        ck_assert_int_eq(cl_st_load(path, &s2, why, sizeof why), 0);
+        const struct cl_st_tensor *t = cl_st_find(&s2, "decoder.fc_out.weight");
+        long off = (long)(s2.data + t->offset + t->bytes / 2);
+        unsigned char b = s2.file[off] ^ 0x10;
+        cl_st_free(&s2);
+        patch_at("model.safetensors", off, &b, 1);
+    }
+    load_refused("model.safetensors",
+                 "tensor 'decoder.fc_out.weight' is damaged: its bytes do "
+                 "not match the SHA-256");
+    /* a NaN, digest made to match: the values are checked too */
+    copy_data("model.safetensors", 0);
+    set_element("decoder.fc_out.weight", 7, NAN, 1);
+    load_refused("model.safetensors", "tensor 'decoder.fc_out.weight' is "
+                                      "damaged: element 7 is NaN or infinite");
+    /* an infinity, in another tensor */
+    copy_data("model.safetensors", 0);
+    set_element("encoder.rnn.bias_hh_l0", 0, INFINITY, 1);
+    load_refused("model.safetensors", "tensor 'encoder.rnn.bias_hh_l0' is "
+                                      "damaged: element 0 is NaN or infinite");
+    /* the same infinity without the digest's help: the digest sees it */
+    copy_data("model.safetensors", 0);
+    set_element("encoder.rnn.bias_hh_l0", 0, -INFINITY, 0);
+    load_refused("model.safetensors", "tensor 'encoder.rnn.bias_hh_l0' is "
+                                      "damaged: its bytes do not match");
+    /* a digest missing (the key renamed away) */
+    copy_data("model.safetensors", 0);
+    replace_in("model.safetensors", "\"sha256:decoder.fc_out.bias\"",
+               "\"nohash:decoder.fc_out.bias\"");
+    load_refused("model.safetensors",
+                 "tensor 'decoder.fc_out.bias' has no SHA-256 digest");
+    /* a digest that is not hex */
+    copy_data("model.safetensors", 0);
+    {
+        struct cl_st s3;
+        ck_assert_int_eq(cl_st_load(path, &s3, why, sizeof why), 0);
+        const char *hex = cl_st_meta(&s3, "sha256:decoder.fc_out.bias");
+        ck_assert_ptr_nonnull(hex);
+        char from[100], to[100];
+        snprintf(from, sizeof from, "\"%s\"", hex);
+        snprintf(to, sizeof to, "\"G%s\"", hex + 1);
+        cl_st_free(&s3);
+        replace_in("model.safetensors", from, to);
+    }
+    load_refused("model.safetensors", "tensor 'decoder.fc_out.bias': its "
+                                      "digest in __metadata__ is not 64");
+    /* and the grader says so with exit 7 before it needs a GPU */
+    copy_data("model.safetensors", 0);
+    set_element("decoder.rnn.weight_hh_l0", 1000, 1e30f, 0);
+    char out[128];
+    snprintf(out, sizeof out, "%s.out", tmp_dir);
+    ck_assert_int_eq(sh("CUDA_LABS_DATA=%s %s 06 --lib %s --no-color >%s 2>&1",
+                        tmp_dir, GRADE, STUDENT_06, out),
+                     CL_EXIT_DATA);
+    char *text = cl_read_file(out, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(
+        strstr(text, "tensor 'decoder.rnn.weight_hh_l0' is damaged") != NULL,
+        "%s", text);
+    free(text);
+    unlink(out);
+}
+END_TEST
+
+/* tools/seal-safetensors.py (no PyTorch): rewrites the header with the
+ * digests and leaves every tensor's bytes alone; --check says which are
+ * missing or wrong */
+START_TEST(test_lab6_seal_script)
+{
+    if (sh("command -v python3 > /dev/null") != 0) {
+        printf("skip: no python3\n");
+        return;
+    }
+    copy_all();
+    /* the model as it was before digests: the metadata keys renamed */
+    char path[128];
+    snprintf(path, sizeof path, "%s/model.safetensors", tmp_dir);
+    ck_assert_int_eq(sh("LC_ALL=C sed -i 's/\"sha256:/\"unseal:/g' %s", path),
+                     0);
+    load_refused("model.safetensors", "has no SHA-256 digest");
+    ck_assert_int_eq(
+        sh("python3 tools/seal-safetensors.py --check %s > /dev/null", path),
+        1);
+    ck_assert_int_eq(
+        sh("python3 tools/seal-safetensors.py %s > /dev/null", path), 0);
+    ck_assert_int_eq(
+        sh("python3 tools/seal-safetensors.py --check %s > /dev/null", path),
+        0);
+    struct cl_lab_data *d = NULL;
+    ck_assert_msg(cl_s2s_load(&d, err, sizeof err) == 0, "%s", err);
+    /* the tensors' bytes are the shipped ones */
+    char real[4096], why[512];
+    snprintf(real, sizeof real, "%s/model.safetensors", real_dir);
+    struct cl_st a, b;
+    ck_assert_int_eq(cl_st_load(real, &a, why, sizeof why), 0);
+    ck_assert_int_eq(cl_st_load(path, &b, why, sizeof why), 0);
+    ck_assert_int_eq(a.n, b.n);
+    ck_assert_uint_eq(a.size - a.data, b.size - b.data);
+    ck_assert_int_eq(memcmp(a.file + a.data, b.file + b.data, a.size - a.data),
+                     0);
+    ck_assert_uint_eq(b.data % 8, 0); /* the data stays 8-byte aligned */
+    cl_st_free(&a);
+    cl_st_free(&b);
+    /* a damaged byte: --check names the tensor, exit 1 */
+    set_element("decoder.fc_out.bias", 3, 2.5f, 0);
+    ck_assert_int_eq(
+        sh("python3 tools/seal-safetensors.py --check %s | grep -q "
+           "\"tensor .decoder.fc_out.bias.: its bytes do not "
+           "match\"",
+           path),
+        0);
+    /* not a safetensors file: exit 2 */
+    ck_assert_int_eq(sh("python3 tools/seal-safetensors.py --check "
+                        "%s/src.vocab 2> /dev/null",
+                        tmp_dir),
+                     2);
 }
 END_TEST
 
@@ -830,6 +1016,8 @@ START_TEST(test_lab6_data_grader_exit)
                   "%s", text);
     free(text);
     copy_all();
+    /* the tensor and its digest renamed: a tensor the model has not */
+    replace_in("model.safetensors", "fc_out.bias", "fc_out.bia5");
     replace_in("model.safetensors", "fc_out.bias", "fc_out.bia5");
     ck_assert_int_eq(sh("CUDA_LABS_DATA=%s %s 06 --lib %s --no-color >%s 2>&1",
                         tmp_dir, GRADE, STUDENT_06, out),
@@ -1040,6 +1228,8 @@ int main(void)
     tcase_add_test(data, test_lab6_data_missing);
     tcase_add_test(data, test_lab6_data_truncated);
     tcase_add_test(data, test_lab6_data_corrupt);
+    tcase_add_test(data, test_lab6_data_digests);
+    tcase_add_test(data, test_lab6_seal_script);
     tcase_add_test(data, test_lab6_data_text);
     tcase_add_test(data, test_lab6_data_grader_exit);
     tcase_add_test(data, test_lab_specs_consistent);

@@ -21,6 +21,8 @@
 #include "tests/shell.h"
 #include "labs/labs.h"
 
+#include <cjson/cJSON.h>
+
 #include <check.h>
 #include <ctype.h>
 #include <ftw.h>
@@ -83,8 +85,10 @@ static int defines(const char *text, const char *name)
     return 0;
 }
 
-/* what the handout scan found */
-static char scan_root[512], scan_found[4096];
+/* what the handout scan found: the first few, then a count (a failure's
+ * message must stay within Check's limit) */
+static char scan_root[512], scan_found[1024];
+static int scan_more;
 
 /* nftw callback: a file of the handout that defines an entry point and is
  * not the lab's skeleton is noted in scan_found */
@@ -111,8 +115,11 @@ static int scan_file(const char *path, const struct stat *st, int type,
         for (const char *const *s = cl_lab_entries((*l)->id); *s; s++)
             if (defines(text, *s)) {
                 size_t u = strlen(scan_found);
-                snprintf(scan_found + u, sizeof scan_found - u, "%s: %s\n", rel,
-                         *s);
+                if (u + strlen(rel) + strlen(*s) + 4 < sizeof scan_found)
+                    snprintf(scan_found + u, sizeof scan_found - u, "%s: %s\n",
+                             rel, *s);
+                else
+                    scan_more++;
             }
     free(text);
     return 0;
@@ -159,6 +166,79 @@ START_TEST(test_entry_points_and_scanner)
 }
 END_TEST
 
+/* the "run: |" block of the workflow's grading step, as a script */
+static void classroom_script(const char *yml, const char *script)
+{
+    ck_assert_int_eq(
+        sh("awk '/^ *run: [|]$/ { ind = index($0, \"r\") - 1; on = 1; next } "
+           "on { if ($0 == \"\" || match($0, /^ */) && RLENGTH > ind) print "
+           "substr($0, ind + 3); else on = 0 }' %s > %s && test -s %s",
+           yml, script, script),
+        0);
+}
+
+/* the base64 result the step left in GITHUB_OUTPUT, decoded (the caller
+ * frees) */
+static cJSON *classroom_output(const char *dir)
+{
+    ck_assert_int_eq(sh("test $(grep -c ^result= %s/gh.out) = 1 && sed -n "
+                        "s/^result=//p %s/gh.out | base64 -d > %s/gh.json",
+                        dir, dir, dir),
+                     0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/gh.json", dir);
+    char *text = cl_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    ck_assert_msg(cJSON_IsObject(j), "not a result");
+    return j;
+}
+
+/* run the handout's Classroom step in @p root (lab 01); with @p broken the
+ * lab does not compile: 0 of 100, the compiler's line in the message */
+static void classroom_step(const char *root, const char *dir, int broken)
+{
+    char yml[300], script[300];
+    snprintf(yml, sizeof yml, "%s/.github/workflows/classroom.yml", root);
+    snprintf(script, sizeof script, "%s/classroom.sh", dir);
+    classroom_script(yml, script);
+    if (broken)
+        ck_assert_int_eq(sh("cd %s/labs/01-vector-add && cp vector_add.cu "
+                            "%s/keep.cu && echo \"this is no C\" >> "
+                            "vector_add.cu",
+                            root, dir),
+                         0);
+    ck_assert_int_eq(sh("cd %s && rm -f %s/gh.out && LAB=01 NO_APT=1 "
+                        "GITHUB_OUTPUT=%s/gh.out bash -e %s > %s/gh.log 2>&1",
+                        root, dir, dir, script, dir),
+                     0);
+    cJSON *j = classroom_output(dir);
+    const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tests"), 0);
+    const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "status"));
+    double max = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "max_score"));
+    ck_assert_ptr_nonnull(t);
+    if (broken) {
+        ck_assert_str_eq(st, "fail");
+        ck_assert_double_eq(max, 100);
+        ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")),
+                         "compile-error");
+        ck_assert_ptr_nonnull(strstr(
+            cJSON_GetStringValue(cJSON_GetObjectItem(t, "message")), "error"));
+        ck_assert_int_eq(
+            sh("cp %s/keep.cu %s/labs/01-vector-add/vector_add.cu", dir, root),
+            0);
+    } else if (strcmp(st, "error") == 0) { /* no GPU: no score at all */
+        ck_assert_double_eq(max, 0);
+        ck_assert_ptr_nonnull(strstr(
+            cJSON_GetStringValue(cJSON_GetObjectItem(t, "message")), "GPU"));
+    } else { /* graded: the skeleton computes nothing */
+        ck_assert_str_eq(st, "fail");
+        ck_assert_double_eq(max, 100);
+    }
+    cJSON_Delete(j);
+}
+
 START_TEST(test_handout_is_clean_and_builds)
 {
     if (access("solutions", F_OK) != 0) {
@@ -168,7 +248,11 @@ START_TEST(test_handout_is_clean_and_builds)
     char dir[] = "/tmp/cl-handout-XXXXXX", ver[32], tgz[256], root[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     version(ver, sizeof ver);
-    ck_assert_int_eq(sh("make -s handout DIST=%s >/dev/null", dir), 0);
+    /* (an untracked file in the shipped folders refuses it: named on
+     * stderr, which the test's log shows) */
+    ck_assert_msg(sh("make -s handout DIST=%s CLASSROOM=01 >/dev/null", dir) ==
+                      0,
+                  "make handout failed (its reason is above)");
     snprintf(tgz, sizeof tgz, "%s/cuda-labs-handout-%s.tar.gz", dir, ver);
     snprintf(root, sizeof root, "%s/cuda-labs-handout-%s", dir, ver);
     ck_assert_int_eq(access(tgz, R_OK), 0);
@@ -187,9 +271,11 @@ START_TEST(test_handout_is_clean_and_builds)
     /* no entry point defined anywhere but in the skeletons */
     snprintf(scan_root, sizeof scan_root, "%s", root);
     scan_found[0] = '\0';
+    scan_more = 0;
     ck_assert_int_eq(nftw(root, scan_file, 16, FTW_PHYS), 0);
-    ck_assert_msg(scan_found[0] == '\0', "entry points defined in:\n%s",
-                  scan_found);
+    ck_assert_msg(scan_found[0] == '\0',
+                  "entry points defined in:\n%s(%d more)", scan_found,
+                  scan_more);
     /* the scan reads the skeletons it skips: they are there */
     for (const struct cl_lab *const *l = cl_labs; *l; l++) {
         snprintf(path, sizeof path, "%s/%s", root, (*l)->source);
@@ -204,8 +290,46 @@ START_TEST(test_handout_is_clean_and_builds)
            dir, dir),
         0);
     ck_assert_int_ne(sh("grep -rqwF -f %s/only.txt %s", dir, root), 0);
-    /* it builds and the grader runs, with no solutions/ */
-    ck_assert_int_eq(sh("make -s -C %s all >%s/build.log 2>&1", root, dir), 0);
+    /* the build compiles exactly the graded file: a backup beside it (a
+     * second definition of the entry point) and a copy with a space in
+     * its name are named, never linked in */
+    ck_assert_int_eq(sh("cd %s/labs/01-vector-add && cp vector_add.cu "
+                        "vector_add_old.cu && cp vector_add.cu "
+                        "\"vector_add copy.cu\"",
+                        root),
+                     0);
+    /* it builds and the grader runs, with no solutions/ (NO_APT: a test
+     * never installs packages; the deps probe sees this environment, as
+     * the tree's own build did) */
+    if (sh("make -s -C %s all NO_APT=1 >%s/build.log 2>&1", root, dir) != 0) {
+        sh("tail -n 15 %s/build.log", dir);
+        ck_abort_msg("make all failed in the handout (build.log above)");
+    }
+    ck_assert_int_eq(sh("grep -q \"note: labs/01-vector-add/vector_add_old.cu "
+                        "is not graded\" %s/build.log && grep -q \"note: "
+                        "labs/01-vector-add/vector_add copy.cu is not "
+                        "graded\" %s/build.log",
+                        dir, dir),
+                     0);
+    /* and builds it again when it or its header changes */
+    ck_assert_int_eq(
+        sh("make -s -C %s -q build/student/01-vector-add.so", root), 0);
+    ck_assert_int_eq(sh("touch %s/labs/01-vector-add/vector_add.h && make -s "
+                        "-C %s -q build/student/01-vector-add.so",
+                        root, root),
+                     1);
+    ck_assert_int_eq(sh("make -s -C %s build/student/01-vector-add.so "
+                        ">/dev/null 2>&1 && echo \"/* edited */\" >> "
+                        "%s/labs/01-vector-add/vector_add.cu && make -s -C %s "
+                        "-q build/student/01-vector-add.so",
+                        root, root, root),
+                     1);
+    ck_assert_int_eq(sh("make -s -C %s build/student/01-vector-add.so > "
+                        "/dev/null 2>&1 && test %s/build/student/"
+                        "01-vector-add.so -nt %s/labs/01-vector-add/"
+                        "vector_add.cu",
+                        root, root, root),
+                     0);
     ck_assert_int_eq(sh("%s/build/bin/grade --list >/dev/null", root), 0);
     snprintf(path, sizeof path, "%s/build/solution", root);
     ck_assert_int_ne(access(path, F_OK), 0);
@@ -222,12 +346,19 @@ START_TEST(test_handout_is_clean_and_builds)
                         "! grep -q nvcc %s/sol.log",
                         dir, dir),
                      0);
+    /* the GitHub Classroom workflow's grading step, run as a runner runs
+     * it: a result for the reporter in GITHUB_OUTPUT, whatever happens */
+    classroom_step(root, dir, 0);
+    classroom_step(root, dir, 1);
     /* make check: the skeleton compiles warning-free (host and device);
      * the static checks pass once the grader has them (--check) */
     int has_check =
         sh(CL_BUILD_DIR "/bin/grade --help | grep -q -- --check") == 0;
     int rc = sh("make -s -C %s check LAB=01 > %s/check.log 2>&1", root, dir);
     ck_assert_int_eq(sh("grep -q \"## 01-vector-add\" %s/check.log", dir), 0);
+    /* (the backups are named there too, and do not break it) */
+    ck_assert_int_eq(
+        sh("grep -q \"vector_add_old.cu is not graded\" %s/check.log", dir), 0);
     ck_assert_int_ne(
         sh("grep -q \"error\" %s/check.log", dir) == 0 && has_check, 1);
     if (has_check)
@@ -242,6 +373,274 @@ START_TEST(test_handout_is_clean_and_builds)
         sh("make -s -C %s check LAB=01 > %s/check2.log 2>&1", root, dir), 0);
     ck_assert_int_eq(sh("grep -q \"unused\" %s/check2.log", dir), 0);
     sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* make handout packs the shipped paths and nothing else. In a git tree
+ * (a copy of this one, made a repository here) an untracked file inside
+ * them stops it, named; one outside them (a class's submissions/) stays
+ * out; the grader's own tests stay out. Without git (the tree copied to a
+ * GPU host) it says so and packs the shipped folders, never .deps/,
+ * build/ or other leftovers. CLASSROOM=NN adds the Classroom workflow. */
+START_TEST(test_handout_holds_exactly_the_shipped_files)
+{
+    char dir[] = "/tmp/cl-strays-XXXXXX", tree[64], tgz[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(tree, sizeof tree, "%s/tree", dir);
+    snprintf(tgz, sizeof tgz, "%s/dist/cuda-labs-handout-9.9.tar.gz", dir);
+    /* the shipped paths and the tests, copied (no build, no .git) */
+    ck_assert_int_eq(sh("mkdir -p %s && tar -cf - README.md VERSION Makefile "
+                        ".clang-format .editorconfig .gitignore labs common "
+                        "grader tools docs | tar -xf - -C %s",
+                        tree, tree),
+                     0);
+    int git = sh("command -v git > /dev/null") == 0;
+    if (git) {
+        ck_assert_int_eq(sh("cd %s && git init -q && git add -A", tree), 0);
+        /* strays: a scratch answer and a file beside the labs' write-ups
+         * (refused); a class's submissions at the root and a file under
+         * the grader's tests (left out, never refused) */
+        ck_assert_int_eq(
+            sh("cd %s && echo x > \"labs/01-vector-add/my answer.cu\" && "
+               "echo x > docs/notes.txt && mkdir -p submissions/alice && "
+               "echo x > submissions/alice/vector_add.cu && "
+               "echo x > grader/tests/scratch.c",
+               tree),
+            0);
+        ck_assert_int_eq(sh("cd %s && sh tools/release.sh handout %s/dist 9.9 "
+                            "> %s/out.log 2> %s/err.log",
+                            tree, dir, dir, dir),
+                         2);
+        ck_assert_int_eq(sh("grep -q \"refused: 2 untracked\" %s/err.log && "
+                            "grep -qx \"    labs/01-vector-add/my answer.cu\" "
+                            "%s/err.log && grep -qx \"    docs/notes.txt\" "
+                            "%s/err.log",
+                            dir, dir, dir),
+                         0);
+        ck_assert_int_ne(
+            sh("grep -E -q \"submissions/alice|scratch.c\" %s/err.log", dir),
+            0);
+        ck_assert_int_ne(access(tgz, F_OK), 0);
+        /* gone (or ignored): it packs, without the class's submissions */
+        ck_assert_int_eq(
+            sh("cd %s && rm \"labs/01-vector-add/my answer.cu\" && "
+               "echo docs/notes.txt >> .git/info/exclude && "
+               "sh tools/release.sh handout %s/dist 9.9 > "
+               "%s/out.log 2>&1",
+               tree, dir, dir),
+            0);
+        ck_assert_int_eq(sh("grep -q \"not shipped (outside the shipped "
+                            "paths): submissions/\" %s/out.log",
+                            dir),
+                         0);
+        ck_assert_int_eq(sh("tar -tzf %s | sed 1d | grep -v /$ | sort > "
+                            "%s/git.list && ! grep -E -q "
+                            "\"submissions|notes.txt|/tests/|my answer\" "
+                            "%s/git.list && grep -qx "
+                            "cuda-labs-handout-9.9/labs/01-vector-add/"
+                            "vector_add.cu %s/git.list",
+                            tgz, dir, dir, dir),
+                         0);
+        ck_assert_int_eq(sh("rm -rf %s/.git %s/submissions %s/docs/notes.txt "
+                            "%s",
+                            tree, tree, tree, tgz),
+                         0);
+    }
+    /* no git: what a copy of the tree on a GPU host holds besides */
+    ck_assert_int_eq(sh("cd %s && mkdir -p .deps/debs build/obj "
+                        "tools/__pycache__ && echo x > .deps/env.sh && "
+                        "echo x > .deps/debs/check.deb && echo x > "
+                        "build/obj/a.o && echo x > tools/__pycache__/a.pyc && "
+                        "echo x > docs/x.tmp.1",
+                        tree),
+                     0);
+    ck_assert_int_eq(sh("cd %s && CLASSROOM=03-matmul sh tools/release.sh "
+                        "handout %s/dist 9.9 > %s/out.log 2>&1",
+                        tree, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -q \"no git here: packing the shipped paths\" "
+                        "%s/out.log",
+                        dir),
+                     0);
+    ck_assert_int_eq(sh("tar -tzf %s | sed 1d | grep -v /$ | sort > "
+                        "%s/nogit.list && ! grep -E -q "
+                        "\"[.]deps|/build/|pycache|tmp[.]1|/tests/\" "
+                        "%s/nogit.list",
+                        tgz, dir, dir),
+                     0);
+    /* the same files as from git, and the workflow for lab 03 */
+    ck_assert_int_eq(sh("grep -qx cuda-labs-handout-9.9/.github/workflows/"
+                        "classroom.yml %s/nogit.list && tar -xzf %s -C %s "
+                        "cuda-labs-handout-9.9/.github && grep -qx \"  LAB: "
+                        "\\\"03\\\"\" %s/cuda-labs-handout-9.9/.github/"
+                        "workflows/classroom.yml",
+                        dir, tgz, dir, dir),
+                     0);
+    if (git)
+        ck_assert_int_eq(sh("grep -v /.github/ %s/nogit.list | diff -q - "
+                            "%s/git.list",
+                            dir, dir),
+                         0);
+    /* a lab that is not there */
+    ck_assert_int_eq(sh("cd %s && CLASSROOM=99-none sh tools/release.sh "
+                        "handout %s/dist 9.9 > /dev/null 2>&1",
+                        tree, dir),
+                     2);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* the GitHub Classroom workflow (tools/classroom/classroom.yml) is valid
+ * YAML of the shape Classroom's actions expect: triggers, the GPU runner's
+ * labels, LAB as a string, a grading step whose id names the reporter's
+ * runner and whose output it reads, and a bash script that parses. With
+ * PyYAML (python3-yaml) it is parsed whole; without, the lines are
+ * checked for the YAML this file uses (spaces, even indents, keys). */
+START_TEST(test_classroom_workflow)
+{
+    const char *yml = "tools/classroom/classroom.yml";
+    char dir[] = "/tmp/cl-yml-XXXXXX", script[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/step.sh", dir);
+    /* the grading step's script is bash */
+    classroom_script(yml, script);
+    ck_assert_int_eq(sh("bash -n %s", script), 0);
+    ck_assert_int_eq(sh("grep -q \"make grade LAB=.*--json\" %s && grep -q "
+                        "\"grade .*--classroom\" %s",
+                        script, script),
+                     0);
+    const char *py = NULL;
+    if (sh("python3 -c \"import yaml\" 2>/dev/null") == 0)
+        py = "python3";
+    else if (sh("/usr/bin/python3 -c \"import yaml\" 2>/dev/null") == 0)
+        py = "/usr/bin/python3";
+    if (py) {
+        static const char check[] =
+            "import re, sys, yaml\n"
+            "w = yaml.safe_load(open(sys.argv[1]))\n"
+            "on = w['on']\n"
+            "assert 'push' in on and 'workflow_dispatch' in on, on\n"
+            "assert w['env']['LAB'] == '01', w['env']\n"
+            "assert w['permissions']['checks'] == 'write'\n"
+            "(job,) = w['jobs'].values()\n"
+            "assert job['name'] == 'Autograding Tests'\n"
+            "assert 'self-hosted' in job['runs-on'] and 'gpu' in "
+            "job['runs-on']\n"
+            "steps = job['steps']\n"
+            "grade = [s for s in steps if 'run' in s]\n"
+            "assert len(grade) == 1 and grade[0]['shell'] == 'bash'\n"
+            "rid = grade[0]['id']\n"
+            "assert re.fullmatch('[a-zA-Z0-9]+', rid), rid\n"
+            "rep = [s for s in steps if 'autograding-grading-reporter' in "
+            "s.get('uses', '')]\n"
+            "assert len(rep) == 1, rep\n"
+            "assert rep[0]['with']['runners'] == rid\n"
+            "assert rep[0]['env'][rid.upper() + '_RESULTS'] == "
+            "'${{ steps.%s.outputs.result }}' % rid\n"
+            "assert steps.index(rep[0]) > steps.index(grade[0])\n"
+            "assert steps[0]['uses'].startswith('actions/checkout@')\n";
+        char pyfile[96];
+        snprintf(pyfile, sizeof pyfile, "%s/check.py", dir);
+        ck_assert_int_eq(cl_write_atomic(pyfile, check, strlen(check)), 0);
+        ck_assert_msg(sh("%s %s %s", py, pyfile, yml) == 0,
+                      "the workflow's YAML does not parse to what Classroom "
+                      "expects (above)");
+    } else {
+        printf("note: no PyYAML: the workflow's lines are checked, not "
+               "parsed (apt-get install python3-yaml)\n");
+        /* no tabs; indents even; outside block scalars every line is a
+         * comment, "key:", "key: value" or "- item" */
+        ck_assert_int_eq(sh("! grep -q \"$(printf \"\\t\")\" %s", yml), 0);
+        ck_assert_int_eq(
+            sh("awk '/^ *run: [|]$/ { ind = index($0, \"r\") - 1; blk = 1; "
+               "next } blk && ($0 == \"\" || match($0, /^ */) && RLENGTH > "
+               "ind) { next } { blk = 0 } /^ *#/ || /^$/ { next } "
+               "{ match($0, /^ */); if (RLENGTH %% 2) exit 1 } "
+               "!/^ *(- )?(\"[^\"]+\"|[A-Za-z_][-A-Za-z0-9_]*):( |$)/ && "
+               "!/^ *- [^ ]/ { exit 1 }' %s",
+               yml),
+            0);
+    }
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* what a student without a GPU is given: docs/colab.ipynb is a notebook
+ * (nbformat 4) whose code cells run tools/hosted-gpu.sh, and the script
+ * installs the build's packages with apt, then runs make grade; here,
+ * without a GPU, it says so and stops (exit 3) before installing anything */
+START_TEST(test_hosted_gpu_notebook)
+{
+    char *text = cl_read_file("docs/colab.ipynb", NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *nb = cJSON_Parse(text);
+    free(text);
+    ck_assert_msg(cJSON_IsObject(nb), "docs/colab.ipynb is not JSON");
+    ck_assert_int_eq(
+        (int)cJSON_GetNumberValue(cJSON_GetObjectItem(nb, "nbformat")), 4);
+    int runs = 0, cells = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(nb, "cells"))
+    {
+        const char *type =
+            cJSON_GetStringValue(cJSON_GetObjectItem(c, "cell_type"));
+        ck_assert_ptr_nonnull(type);
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(c, "source")));
+        cells++;
+        if (strcmp(type, "code") != 0)
+            continue;
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(c, "outputs")));
+        const cJSON *line;
+        cJSON_ArrayForEach(line, cJSON_GetObjectItem(c, "source"))
+        {
+            const char *l = cJSON_GetStringValue(line);
+            runs += l && strstr(l, "!bash tools/hosted-gpu.sh $LAB") != NULL;
+        }
+    }
+    cJSON_Delete(nb);
+    ck_assert_int_ge(cells, 5);
+    ck_assert_int_ge(runs, 1);
+    ck_assert_int_eq(sh("bash -n tools/hosted-gpu.sh"), 0);
+    ck_assert_int_eq(sh("grep -q \"check libsubunit-dev libcjson-dev "
+                        "libseccomp-dev\" tools/hosted-gpu.sh && grep -q "
+                        "\"make -s grade LAB=\" tools/hosted-gpu.sh"),
+                     0);
+    if (sh("nvidia-smi -L > /dev/null 2>&1") != 0) {
+        char log[] = "/tmp/cl-hosted-XXXXXX";
+        int fd = mkstemp(log);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(sh("bash tools/hosted-gpu.sh 01 > %s 2>&1", log), 3);
+        ck_assert_int_eq(sh("grep -q \"no NVIDIA GPU in this notebook\" %s && "
+                            "! grep -q apt-get %s",
+                            log, log),
+                         0);
+        unlink(log);
+    }
+}
+END_TEST
+
+/* the Makefile builds a student's lab from NAME.cu beside its interface
+ * NAME.h: the file the grader names (--which) and builds in a batch */
+START_TEST(test_lab_source_is_the_graded_file)
+{
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        char cmd[256], out[512];
+        snprintf(cmd, sizeof cmd,
+                 "ls labs/%s-%s/*.h | sed 's/[.]h$/.cu/' > /tmp/cl-src.%d",
+                 (*l)->id, (*l)->slug, (int)getpid());
+        ck_assert_int_eq(sh("%s", cmd), 0);
+        snprintf(out, sizeof out, "/tmp/cl-src.%d", (int)getpid());
+        char *got = cl_read_file(out, NULL);
+        ck_assert_ptr_nonnull(got);
+        unlink(out);
+        char want[300];
+        snprintf(want, sizeof want, "%s\n", (*l)->source);
+        ck_assert_msg(strcmp(got, want) == 0,
+                      "lab %s: one header giving %s, expected %s", (*l)->id,
+                      got, (*l)->source);
+        free(got);
+    }
 }
 END_TEST
 
@@ -323,13 +722,25 @@ START_TEST(test_make_rough_edges)
         ck_assert_int_ne(sh("make -s bench LAB=01 > %s/bench.log 2>&1", dir),
                          0);
         ck_assert_int_eq(
-            sh("grep -q \"no usable CUDA GPU\" %s/bench.log && ! grep -q "
+            sh("grep -q \"nothing was timed (the grader exited 3)\" "
+               "%s/bench.log && ! grep -q insufficient %s/bench.log && ! grep "
+               "-q "
                "\"^|\" %s/bench.log",
-               dir, dir),
+               dir, dir, dir),
             0);
         ck_assert_int_ne(sh("make -s grade > %s/grade.log 2>&1", dir), 0);
         ck_assert_int_eq(
-            sh("test $(grep -c \"no CUDA GPU\" %s/grade.log) = 1", dir), 0);
+            sh("test $(grep -c \"nothing graded (exit 3)\" %s/grade.log) = 1",
+               dir),
+            0);
+        /* no driver at all: said in those words, in both */
+        if (access("/proc/driver/nvidia/version", F_OK) != 0)
+            ck_assert_int_eq(sh("grep -q \"bench: no NVIDIA driver or GPU "
+                                "found: nothing was timed\" %s/bench.log && "
+                                "grep -q \"no NVIDIA driver or GPU found\" "
+                                "%s/grade.log",
+                                dir, dir),
+                             0);
     }
     sh("rm -rf %s", dir);
 }
@@ -402,6 +813,85 @@ START_TEST(test_todo_markers_point_to_readme)
         ck_assert_msg(markers >= 2, "%s: %d markers", lab->source, markers);
         free(src);
         free(doc);
+    }
+}
+END_TEST
+
+/* the rungs a lab's README names (VAR_KERNEL=k, VAR_KERNEL=a..b, and
+ * "`VAR_KERNEL=a` to `b`") exist in the solution's LADDER ("VAR first
+ * last [group]" lines), so that no README promises a rung the ladder does
+ * not have or hides the ones it has; and no README counts the rungs
+ * without saying where the solutions are */
+START_TEST(test_readmes_match_ladders)
+{
+    if (access("solutions", F_OK) != 0) {
+        printf("skip: no solutions/ in a handout tree\n");
+        return;
+    }
+    int mentions = 0;
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        char path[256];
+        snprintf(path, sizeof path, "solutions/%s-%s/LADDER", (*l)->id,
+                 (*l)->slug);
+        char *ladder = cl_read_file(path, NULL);
+        ck_assert_msg(ladder != NULL, "no %s", path);
+        snprintf(path, sizeof path, "labs/%s-%s/README.md", (*l)->id,
+                 (*l)->slug);
+        char *doc = cl_read_file(path, NULL);
+        ck_assert_ptr_nonnull(doc);
+        for (char *p = strstr(doc, "_KERNEL="); p;
+             p = strstr(p + 1, "_KERNEL=")) {
+            const char *v = p;
+            while (v > doc && (isupper((unsigned char)v[-1]) ||
+                               isdigit((unsigned char)v[-1]) || v[-1] == '_'))
+                v--;
+            char var[64];
+            snprintf(var, sizeof var, "%.*s", (int)(p + 7 - v), v);
+            const char *q = p + 8;
+            if (!isdigit((unsigned char)*q))
+                continue; /* VAR_KERNEL=N, VAR_KERNEL=k: no number */
+            long a = strtol(q, (char **)&q, 10), b = a;
+            if (q[0] == '.' && q[1] == '.')
+                b = strtol(q + 2, NULL, 10);
+            else if (strncmp(q, "` to `", 6) == 0)
+                b = strtol(q + 6, NULL, 10);
+            /* the variable's line in the LADDER */
+            long first = -1, last = -1;
+            for (char *line = ladder; line && *line;) {
+                char name[64];
+                long f, t;
+                if (sscanf(line, "%63s %ld %ld", name, &f, &t) == 3 &&
+                    strcmp(name, var) == 0) {
+                    first = f;
+                    last = t;
+                }
+                line = strchr(line, '\n');
+                line = line ? line + 1 : NULL;
+            }
+            ck_assert_msg(first >= 0,
+                          "%s names %s, which is no ladder of "
+                          "the solution's LADDER",
+                          path, var);
+            ck_assert_msg(a >= first && b <= last && a <= b,
+                          "%s names %s=%ld..%ld, the LADDER has %ld..%ld", path,
+                          var, a, b, first, last);
+            mentions++;
+        }
+        free(doc);
+        free(ladder);
+    }
+    ck_assert_int_ge(mentions, 2); /* the scan sees the READMEs' rungs */
+    /* a handout has no solutions: "SOLUTION=1" is said with where they are */
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        char path[256];
+        snprintf(path, sizeof path, "labs/%s-%s/README.md", (*l)->id,
+                 (*l)->slug);
+        ck_assert_msg(sh("grep -E -q \"^- .make (grade|bench) LAB=[0-9]+ "
+                         "SOLUTION=1\" %s",
+                         path) != 0,
+                      "%s offers SOLUTION=1 without saying where the "
+                      "solutions are",
+                      path);
     }
 }
 END_TEST
@@ -528,6 +1018,11 @@ int main(void)
     tcase_add_test(core, test_peers_layouts_match_the_headers);
     tcase_add_test(core, test_release_solutions_one_lab);
     tcase_add_test(core, test_handout_is_clean_and_builds);
+    tcase_add_test(core, test_handout_holds_exactly_the_shipped_files);
+    tcase_add_test(core, test_lab_source_is_the_graded_file);
+    tcase_add_test(core, test_classroom_workflow);
+    tcase_add_test(core, test_readmes_match_ladders);
+    tcase_add_test(core, test_hosted_gpu_notebook);
     suite_add_tcase(s, core);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

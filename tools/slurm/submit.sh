@@ -7,7 +7,9 @@
 # (a partition, an account). Each grading task asks for --gres=$SLURM_GRES
 # (default gpu:1); SLURM_GRES= (empty) asks for none, as CI does.
 # SUBMISSIONS may be in any layout tools/grade-class.sh reads (plain,
-# Canvas, Gradescope); FORMAT and ASSIGNMENT go to the collect job.
+# Canvas, Gradescope); FORMAT and ASSIGNMENT go to the collect job. POLICY
+# (a course's policy file) is checked and kept as OUT/policy.json, which
+# every task and the collect job grade with.
 set -euo pipefail
 lab=${1:?usage: submit.sh LAB SUBMISSIONS [OUT] [sbatch args]}
 subs=${2:?SUBMISSIONS}
@@ -28,11 +30,14 @@ gres=${SLURM_GRES-gpu:1}
 array=$(sbatch --parsable --export=ALL --chdir="$root" --array=0-$((n - 1)) \
     ${gres:+--gres=$gres} --output="$out/logs/slurm-%A_%a.out" "$@" \
     tools/slurm/grade-class.sbatch "$id" "$out")
+policy=()
+[ ! -e "$out/policy.json" ] || policy=(--policy "$out/policy.json")
 wrap=$(printf '%q ' build/bin/grade "$id" --collect "$out" \
-    ${FORMAT:+--format "$FORMAT"} ${ASSIGNMENT:+--assignment "$ASSIGNMENT"})
+    ${FORMAT:+--format "$FORMAT"} ${ASSIGNMENT:+--assignment "$ASSIGNMENT"} \
+    "${policy[@]}")
 collect=$(sbatch --parsable --export=ALL --chdir="$root" \
     --dependency=afterany:"${array%%;*}" --job-name=cuda-labs-collect \
     --output="$out/logs/slurm-collect-%j.out" "$@" --wrap="$wrap")
-echo "submit: $n submissions, array job $array, collect job $collect"
+echo "submit: $n submissions, array job $array, collect job $collect${policy[1]:+, policy ${policy[1]}}"
 echo "submit: the gradebook will be $out/gradebook.csv"
 echo "$array $collect" > "$out/jobs"

@@ -3,7 +3,7 @@
  * neither take them for the runner's answers nor believe their times. */
 #define _GNU_SOURCE
 #include "common.h"
-#include "proto.h"
+#include "protocol/proto.h"
 
 #include <string.h>
 #include <sys/socket.h>
