@@ -3,7 +3,8 @@
 # from a GPU run of `make bench SOLUTION=1`) as docs/img/labNN[-group].png:
 # throughput against work per call for each rung, the library baseline and
 # the ceiling. Each rung's legend is its code in the CSV: the rung's name
-# from its LADDER file (bench.sh). Cases named "X:..." are drawn in one plot
+# from its LADDER file (bench.sh; a code of the form VAR=k is looked up in
+# solutions/NN-*/LADDER here). Cases named "X:..." are drawn in one plot
 # per group X; docs/data/labNN.exclude lists cases (CSV names) left out of
 # the plot.
 set -euo pipefail
@@ -16,9 +17,21 @@ img=${IMG_DIR:-docs/img}
 mkdir -p "$img"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# a rung's legend: its name from the lab's LADDER when the CSV names it by
+# its variable (VAR=k, as bench.sh writes when LADDER has no name for it)
+label() {
+    local code=$1 n=""
+    if [ -n "$ladder" ] && [[ $code =~ ^([A-Z0-9_]+)=([0-9]+)$ ]]; then
+        n=$(awk -v v="${BASH_REMATCH[1]}" -v k="${BASH_REMATCH[2]}" '
+            $1 == "name" && $2 == v && $3 == k {
+                sub(/^[^"]*"/, ""); sub(/"[^"]*$/, ""); print; exit }' "$ladder")
+    fi
+    printf '%s' "${n:-$code}"
+}
 for csv in "$data"/lab*.csv; do
     [ -f "$csv" ] || continue
     lab=$(basename "$csv" .csv)
+    ladder=$(ls solutions/"${lab#lab}"-*/LADDER 2>/dev/null | head -n 1 || true)
     caption=$(sed -n '1s/^# //p' "$csv" | cut -d, -f1,2)
     unit=$(case $lab in lab03|lab05|lab06) echo "TFLOP/s";; *) echo "GB/s";; esac)
     xunit=$(case $lab in lab03|lab05|lab06) echo "FLOPs per call";; *) echo "bytes per call";; esac)
@@ -39,7 +52,8 @@ for csv in "$data"/lab*.csv; do
         while IFS= read -r code; do
             [ -n "$code" ] || continue
             sel | awk -F, -v c="$code" '$2 == c { print $4, $8 }' | sort -g > "$tmp/$i.dat"
-            plot="$plot '$tmp/$i.dat' using 1:2 with linespoints title '${code//\'/_}',"
+            name=$(label "$code")
+            plot="$plot '$tmp/$i.dat' using 1:2 with linespoints title '${name//\'/_}',"
             i=$((i + 1))
         done < <(sel | cut -d, -f2 | awk '!seen[$0]++')
         sel | awk -F, '{ print $4, $9 }' | sort -g | awk '!seen[$1]++' > "$tmp/base.dat"
@@ -58,6 +72,9 @@ set xlabel "$xunit"
 set ylabel "$unit"
 set key outside right
 set grid
+# from zero, with headroom above the highest curve (the ceiling is often it)
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
 plot ${plot%,}
 GP
         echo "plots: $out"

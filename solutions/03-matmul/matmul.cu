@@ -1,7 +1,7 @@
 /*
  * Lab 3 reference solution: SGEMM, C = A * B, float32, row-major.
  *
- * The ladder (MATMUL_KERNEL=N; the default is MATMUL_DEFAULT, 7):
+ * The ladder (MATMUL_KERNEL=N; the default is MATMUL_DEFAULT, 11):
  *   1  naive: one thread per output, threadIdx.x walks the rows of C, so a
  *      warp's loads of A and its stores are strided (uncoalesced)
  *   2  coalesced: threadIdx.x walks the columns, a warp reads 32
@@ -22,10 +22,16 @@
  *      the GPU, else 128 x 64 x 8 tiles with K split S ways across a
  *      thread-block cluster (sm_90), summed through distributed shared
  *      memory in a fixed order (MATMUL_SPLITK=1|2|4|8 forces S)
+ *  11  tensor cores at FP32 accuracy (3xTF32, sm_80 and later): each
+ *      operand split into two TF32 numbers, a = a_big + a_small, and three
+ *      TF32 mma products per piece (a_small b_big + a_big b_small +
+ *      a_big b_big) accumulated in FP32; shapes it does not fit, and older
+ *      GPUs, take rung 10
  *
  * Rungs 4 to 10 need tile-aligned shapes (M and N multiples of the tile,
  * K a multiple of the k step, 16-byte aligned rows); other shapes go down
- * the ladder: rungs 8 to 10 to rung 7, rungs 4 to 7 to rung 3. Rungs 5 to
+ * the ladder: rung 11 to rung 10, rungs 8 to 10 to rung 7, rungs 4 to 7 to
+ * rung 3. Rungs 5 to
  * 7 take 32 x 64 x 16 tiles when the matrix is too small or too thin for
  * one 128 x 128 x 8 block per multiprocessor; rungs 8 and 9 hand such
  * shapes to rung 7.
@@ -670,6 +676,208 @@ __global__ void __launch_bounds__(G::THREADS, G::MINB)
 typedef gemm_tiles<128, 64, 8, 32, 64, 8, 8, 4, 4> tiles10;
 
 // ----------------------------------------------------------------------------
+// kernel 11: tensor cores at FP32 accuracy (3xTF32)
+//
+// A tensor core multiplies TF32 numbers (FP32's 8 exponent bits, 10 of its
+// 23 mantissa bits) and adds in FP32, several times faster than the FP32
+// units. One TF32 product loses about 2^-11 per operand, far beyond the
+// lab's tolerance; three of them recover FP32's accuracy. Split each
+// operand into a TF32 number and the TF32 rounding of what is left:
+//     a = a_big + a_small,  a_big = tf32(a),  a_small = tf32(a - a_big)
+// (a_small carries the next 11 bits), and
+//     a b = a_big b_big + a_big b_small + a_small b_big + a_small b_small
+// where the last term is below FP32's rounding of the sum (2^-22 of a b)
+// and is dropped. The small terms go first, so that they are not rounded
+// away against the large one.
+//
+// One more source of error: a tensor core adds its products to the
+// accumulator and truncates the result to FP32 (rounds toward zero).
+// Accumulating all of K in the mma's own accumulator loses up to an ulp
+// of the running sum at every one of the 3K / 8 mma, always toward zero:
+// at K = 4096 the sum shrinks by about 3e-5, measured on an H100 (relative
+// L2 error 2.86e-5, above the lab's 2e-5; FP32 on the CUDA cores is at
+// about 4e-6). So each k step's three products start from zero and the
+// step's result is added to the running sum by an ordinary FP32 add, which
+// rounds to nearest: four adds per three mma, and FP32's accuracy.
+//
+// The tiles are kernel 8's ring of cp.async stages, BK = 32, with each
+// row padded so that the fragment reads are conflict-free. A warp owns a
+// WM x WN tile made of m16n8k8 products (mma.sync, sm_80 and later): for
+// each k step of 8 it reads its fragments of A and B from shared memory,
+// splits them, and issues three mma per 16 x 8 piece of C. Fragment
+// layouts (g = lane / 4, t = lane % 4): A (16 x 8, row-major): a0 (g, t),
+// a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); B (8 x 8): b0 (t, g),
+// b1 (t + 4, g); C (16 x 8): c0, c1 (g, 2t .. 2t + 1), c2, c3 (g + 8, ...).
+
+/** Tile shapes of kernel 11 (sizes in floats). */
+template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int MINB_>
+struct tc_tiles {
+    static constexpr int BM = BM_, BN = BN_, BK = 32;
+    static constexpr int WM = WM_, WN = WN_;
+    static constexpr int MI = WM / 16, NI = WN / 8; /* mma pieces a warp */
+    static constexpr int STAGES = STAGES_, MINB = MINB_;
+    static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
+    /* row strides: 4 mod 32 for A, 8 mod 32 for B (conflict-free
+     * fragments), both multiples of 4 (16-byte copies) */
+    static constexpr int LDA = BK + 4, LDB = BN + 8;
+    static constexpr int STAGE = BM * LDA + BK * LDB;
+    static constexpr int SMEM = STAGES * STAGE * 4;
+    static constexpr int A_COPIES = BM * BK / 4 / THREADS;
+    static constexpr int B_COPIES = BK * BN / 4 / THREADS;
+    static_assert(WM % 16 == 0 && WN % 8 == 0, "whole mma pieces");
+    static_assert(A_COPIES >= 1 && A_COPIES * THREADS * 4 == BM * BK,
+                  "whole passes over A's tile");
+    static_assert(B_COPIES >= 1 && B_COPIES * THREADS * 4 == BK * BN,
+                  "whole passes over B's tile");
+};
+
+/* x = big + small, both TF32 (rounded to nearest) */
+__device__ __forceinline__ void split_tf32(float x, unsigned &big,
+                                           unsigned &small)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+    float rest = x - __uint_as_float(big);
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(rest));
+#else
+    big = __float_as_uint(x);
+    small = 0;
+#endif
+}
+
+/* d += a b on the tensor cores: a 16 x 8, b 8 x 8, TF32; d FP32 */
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4],
+                                         const unsigned (&b)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d;
+    (void)a;
+    (void)b;
+#endif
+}
+
+/* one stage: A's BM x BK tile and B's BK x BN tile at k tile kt */
+template <class G>
+__device__ __forceinline__ void tc_copy(float *as, const float *a,
+                                        const float *b, int N, int K, int kt)
+{
+    constexpr int AQ = G::BK / 4, PA = G::THREADS / AQ; /* rows a pass */
+    constexpr int BQ = G::BN / 4, PB = G::THREADS / BQ;
+    float *bs = as + G::BM * G::LDA;
+    int tid = threadIdx.x;
+    int am = tid / AQ, aq = tid % AQ * 4, bk = tid / BQ, bn = tid % BQ * 4;
+    const float *a0 = a + (size_t)am * K + (size_t)kt * G::BK + aq;
+    const float *b0 = b + ((size_t)kt * G::BK + bk) * N + bn;
+#pragma unroll
+    for (int l = 0; l < G::A_COPIES; l++)
+        cp_async16(&as[(am + l * PA) * G::LDA + aq], a0 + (size_t)l * PA * K);
+#pragma unroll
+    for (int l = 0; l < G::B_COPIES; l++)
+        cp_async16(&bs[(bk + l * PB) * G::LDB + bn], b0 + (size_t)l * PB * N);
+}
+
+template <class G>
+__global__ void __launch_bounds__(G::THREADS, G::MINB)
+    matmul_kernel11(const float *A, const float *B, float *C, int N, int K)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ float4 dyn_smem[];
+    float *smem = (float *)dyn_smem;
+    const float *a = A + (size_t)blockIdx.y * G::BM * K;
+    const float *b = B + (size_t)blockIdx.x * G::BN;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int g = lane / 4, t = lane % 4;
+    int wm = warp / (G::BN / G::WN) * G::WM,
+        wn = warp % (G::BN / G::WN) * G::WN;
+    float acc[G::MI][G::NI][4];
+#pragma unroll
+    for (int i = 0; i < G::MI; i++)
+#pragma unroll
+        for (int j = 0; j < G::NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                acc[i][j][r] = 0.f;
+    int nt = K / G::BK;
+#pragma unroll
+    for (int s = 0; s < G::STAGES - 1; s++) {
+        if (s < nt)
+            tc_copy<G>(smem + s * G::STAGE, a, b, N, K, s);
+        cp_async_commit();
+    }
+    for (int kt = 0; kt < nt; kt++) {
+        cp_async_wait<G::STAGES - 2>();
+        __syncthreads();
+        if (kt + G::STAGES - 1 < nt)
+            tc_copy<G>(smem + (kt + G::STAGES - 1) % G::STAGES * G::STAGE, a, b,
+                       N, K, kt + G::STAGES - 1);
+        cp_async_commit();
+        const float *as = smem + kt % G::STAGES * G::STAGE;
+        const float *bs = as + G::BM * G::LDA;
+#pragma unroll
+        for (int kk = 0; kk < G::BK; kk += 8) {
+            unsigned abig[G::MI][4], asmall[G::MI][4];
+#pragma unroll
+            for (int i = 0; i < G::MI; i++) {
+                const float *p = as + (wm + i * 16 + g) * G::LDA + kk + t;
+                split_tf32(p[0], abig[i][0], asmall[i][0]);
+                split_tf32(p[8 * G::LDA], abig[i][1], asmall[i][1]);
+                split_tf32(p[4], abig[i][2], asmall[i][2]);
+                split_tf32(p[8 * G::LDA + 4], abig[i][3], asmall[i][3]);
+            }
+#pragma unroll
+            for (int j = 0; j < G::NI; j++) {
+                const float *q = bs + (kk + t) * G::LDB + wn + j * 8 + g;
+                unsigned bbig[2], bsmall[2];
+                split_tf32(q[0], bbig[0], bsmall[0]);
+                split_tf32(q[4 * G::LDB], bbig[1], bsmall[1]);
+#pragma unroll
+                for (int i = 0; i < G::MI; i++) {
+                    /* the three products of this k step from zero, then
+                     * one FP32 add (round to nearest) into the sum */
+                    float t[4] = {0.f, 0.f, 0.f, 0.f};
+                    mma_tf32(t, asmall[i], bbig);
+                    mma_tf32(t, abig[i], bsmall);
+                    mma_tf32(t, abig[i], bbig);
+#pragma unroll
+                    for (int r = 0; r < 4; r++)
+                        acc[i][j][r] += t[r];
+                }
+            }
+        }
+    }
+    cp_async_wait<0>();
+    float *c = C + (size_t)(blockIdx.y * G::BM + wm + g) * N +
+               blockIdx.x * G::BN + wn + 2 * t;
+#pragma unroll
+    for (int i = 0; i < G::MI; i++)
+#pragma unroll
+        for (int j = 0; j < G::NI; j++) {
+            float *p = c + (size_t)i * 16 * N + j * 8;
+            *(float2 *)p = make_float2(acc[i][j][0], acc[i][j][1]);
+            *(float2 *)(p + (size_t)8 * N) =
+                make_float2(acc[i][j][2], acc[i][j][3]);
+        }
+#else
+    __trap(); /* mma.sync on TF32 needs sm_80: the dispatch never gets here */
+#endif
+}
+
+/* rung 11: 128 x 128 tiles, 8 warps of 64 x 32, 3 stages, two blocks an
+ * SM; and 64 x 64 tiles, 4 warps of 32 x 32, 4 stages, for products with
+ * fewer 128 x 128 tiles than SMs */
+typedef tc_tiles<128, 128, 64, 32, 3, 2> tiles11;
+typedef tc_tiles<64, 64, 32, 32, 4, 3> tiles11s;
+/* the same 128 x 128 tiles with 4 warps of 64 x 64 (CUTLASS's shape):
+ * fewer shared loads and splits per mma, twice the registers
+ * (MATMUL_TILES11=2 picks it, for tuning) */
+typedef tc_tiles<128, 128, 64, 64, 3, 2> tiles11w;
+
+// ----------------------------------------------------------------------------
 // launchers
 
 static void launch3(const float *A, const float *B, float *C, int M, int N,
@@ -876,6 +1084,59 @@ static int launch10(const float *A, const float *B, float *C, int M, int N,
     return 1;
 }
 
+/* can the current device run mma.sync on TF32 (sm_80 and later)? */
+static int tf32_ok(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        int dev = 0, major = 0;
+        ok = cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                    dev) == cudaSuccess &&
+             major >= 8;
+    }
+    return ok;
+}
+
+/* MATMUL_TILES11=2: rung 11's large tiles with 64 x 64 warp tiles */
+static int tiles11_choice(void)
+{
+    static int c = 0;
+    if (!c) {
+        const char *v = getenv("MATMUL_TILES11");
+        c = v && atoi(v) == 2 ? 2 : 1;
+    }
+    return c;
+}
+
+/* kernel 11 on tiles G if the shape fits them and makes at least `least`
+ * blocks; 0 if not (the caller falls back) */
+template <class G>
+static int launch11(const float *A, const float *B, float *C, int M, int N,
+                    int K, long long least, cudaStream_t s)
+{
+    static int ready = 0; /* 1: the shared memory opt-in is done, -1: refused */
+    if (!tf32_ok() || !tiles_fit(A, B, C, M, N, K, G::BM, G::BN, G::BK) ||
+        (long long)(M / G::BM) * (N / G::BN) < least)
+        return 0;
+    if (!ready) {
+        ready =
+            cudaFuncSetAttribute(matmul_kernel11<G>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 G::SMEM) == cudaSuccess
+                ? 1
+                : -1;
+        if (ready < 0)
+            (void)cudaGetLastError();
+        prefer_shared(matmul_kernel11<G>);
+    }
+    if (ready < 0)
+        return 0;
+    dim3 grid(N / G::BN, M / G::BM);
+    matmul_kernel11<G><<<grid, G::THREADS, G::SMEM, s>>>(A, B, C, N, K);
+    return 1;
+}
+
 /* rungs 1 to 7 (rungs 4 to 7 fall back to rung 3 on shapes that do not fit
  * their tiles) */
 static void launch_classic(int kernel, const float *A, const float *B, float *C,
@@ -907,8 +1168,8 @@ static void launch_classic(int kernel, const float *A, const float *B, float *C,
 // dispatch
 
 /* the rung that runs without MATMUL_KERNEL */
-#define MATMUL_DEFAULT 7
-#define MATMUL_RUNGS   10
+#define MATMUL_DEFAULT 11
+#define MATMUL_RUNGS   11
 
 extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
                        int K, cudaStream_t stream)
@@ -935,6 +1196,18 @@ extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
         /* the tile table: large products take rung 9's 128 x 128 tiles,
          * thin and small ones 128 x 64 tiles split along K */
         if (launch8<tiles9>(A, B, C, M, N, K, stream) ||
+            launch10(A, B, C, M, N, K, stream))
+            return;
+        break;
+    case 11:
+        /* 3xTF32 on the tensor cores: the large tiles where they fill the
+         * GPU, the small ones where they make at least one block an SM;
+         * other shapes (and GPUs before sm_80) take rung 10's table */
+        if ((tiles11_choice() == 2
+                 ? launch11<tiles11w>(A, B, C, M, N, K, sm_count(), stream)
+                 : launch11<tiles11>(A, B, C, M, N, K, sm_count(), stream)) ||
+            launch11<tiles11s>(A, B, C, M, N, K, sm_count() / 2, stream) ||
+            launch8<tiles9>(A, B, C, M, N, K, stream) ||
             launch10(A, B, C, M, N, K, stream))
             return;
         break;
