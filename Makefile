@@ -17,7 +17,19 @@ NVCC      ?= $(CUDA_HOME)/bin/nvcc
 ifeq ($(origin CC),default)
   CC := gcc
 endif
-BUILD     ?= build
+SANITIZE  ?= 0
+# SANITIZE=1: the grader's host code (parent, judge, runner, tests) built
+# with AddressSanitizer and UndefinedBehaviorSanitizer, into its own tree
+ifeq ($(SANITIZE),1)
+  BUILD   ?= build/sanitize
+  SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+  export ASAN_OPTIONS ?= protect_shadow_gap=0:detect_leaks=0:abort_on_error=1
+  export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+else
+  BUILD   ?= build
+  SAN     :=
+endif
 V         ?= 0
 WERROR    ?= 0
 LAB       ?=
@@ -86,7 +98,7 @@ LAB_NAMES := $(notdir $(LAB_DIRS))
 INCLUDES  := -Icommon -Igrader -Ilabs \
              -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
 WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
-CFLAGS    := -std=c11 -O2 -g $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
+CFLAGS    := -std=c11 -O2 -g $(SAN) $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
              -DCL_VERSION='"$(shell cat VERSION 2>/dev/null || echo 0)"' \
              -DCL_ROOT='"$(CURDIR)"'
 NVFLAGS   := -std=c++17 -O3 $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra $(INCLUDES)
@@ -140,7 +152,7 @@ SOLUTION_SO += $(if $(wildcard solutions/04-multi-tensor-apply),$(BUILD)/solutio
 FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
 # unit suites first (no processes), then the self-test lab's sandbox and
 # the command line, then the release, batch and GPU suites
-TESTS       := $(addprefix $(BUILD)/tests/test_,common refs score policy \
+TESTS       := $(addprefix $(BUILD)/tests/test_,common refs measure score policy \
                  symbols pins report sandbox cli release batch gpu)
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
@@ -211,6 +223,18 @@ ifeq ($(MAINTAINER),1)
 selftest: $(GRADER) $(RUNNER) $(SELFTEST_SO) $(BUILD)/tests/test_sandbox
 	$(Q)sh grader/tests/run-suites.sh $(BUILD)/tests/test_sandbox
 endif
+
+## soak: honest code must never lose a point: every reference solution and
+## honest fixture graded ROUNDS times (default 1) with random seeds, each
+## grading a row of SOAK_OUT/soak.tsv (default build/soak; rows add up
+## across runs), the table in SOAK_OUT/soak.md; exits 1 on any false
+## verdict (tools/soak.py; SANITIZE=1 also counts sanitizer reports)
+ROUNDS   ?= 1
+SOAK_OUT ?= $(BUILD)/soak
+.PHONY: soak
+soak: deps $(GRADER) $(RUNNER) $(SOLUTION_SO) $(FIXTURE_SO)
+	$(Q)python3 tools/soak.py --rounds $(ROUNDS) --out $(SOAK_OUT) --build $(BUILD) \
+	  $(if $(LAB),--labs $(foreach l,$(GRADE_LABS),$(firstword $(subst -, ,$(l)))))
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
 ## (SOLUTION=1: with the reference)
@@ -415,11 +439,11 @@ $(LIBCORE): $(CORE_OBJ)
 
 $(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER)
 	$(call say,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
+	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
 $(RUNNER): $(RUNNER_OBJ)
 	$(call say,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) -Wl,-z,relro,-z,now -o $@ $^ $(RUNNER_LIBS)
+	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -Wl,-z,relro,-z,now -o $@ $^ $(RUNNER_LIBS)
 
 # the default policy, built into the grader
 $(BUILD)/gen/policy_default.c: grader/parent/policy.json
@@ -460,7 +484,7 @@ $(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu $(wildcard grader/tests/fixtu
 
 $(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE) | $(RUNNER)
 	$(call say,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(CHECK_LIBS)
+	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(CHECK_LIBS)
 
 $(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c)
 	$(call say,CC,$<)

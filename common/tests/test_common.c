@@ -9,6 +9,7 @@
 #include "safetensors.h"
 #include "sha256.h"
 #include "stats.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <math.h>
@@ -713,9 +714,5 @@ static Suite *common_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(common_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed;
+    return cl_suite_run(common_suite(), 0, NULL);
 }

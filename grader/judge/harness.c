@@ -437,10 +437,14 @@ static void stop_clock(void *ctx)
 /* ---- the GPU proved idle ------------------------------------------------
  */
 
-/* the probe's length: longer than the GPU's time slice between contexts,
- * so that any other context with work takes a slice in it */
-#define PROBE_NS      2000000ULL
-#define PROBE_RETRIES 3 /* a busy probe is tried again, 2 ms apart */
+/* the probe's length: longer than the GPU's time slice between contexts
+ * (2.4 ms on an H100 with driver 580, measured 2026-11-26), so that any
+ * other context with work takes a slice in it: a gap in its reads; work
+ * running when it is launched makes it start a slice late */
+#define PROBE_NS      3000000ULL
+#define PROBE_RETRIES 3      /* a busy probe is tried again, 2 ms apart */
+#define PROBE_GAP_US  100.0  /* idle: 0.1 us at most between reads */
+#define PROBE_LATE_US 1000.0 /* idle: 20-40 us from launch to start */
 
 /* what the probe sees on an idle GPU, measured once per judge */
 static struct {
@@ -455,7 +459,9 @@ static void calibrate_probe(void)
     calm.done = 1;
     calm.gap_us = 0;
     calm.late_us = 0;
-    for (int i = 0; i < 5; i++) {
+    struct cl_probe first; /* the first launch loads the module: not counted */
+    cl_idle_probe(PROBE_NS, cl_judge_stream(), &first);
+    for (int i = 0; i < 4; i++) {
         struct cl_probe p;
         cl_idle_probe(PROBE_NS, cl_judge_stream(), &p);
         double late = p.wall_us - PROBE_NS * 1e-3;
@@ -469,8 +475,12 @@ static void calibrate_probe(void)
 static int probe_busy(struct cl_probe *p)
 {
     cl_idle_probe(PROBE_NS, cl_judge_stream(), p);
-    double gap_limit = 4 * calm.gap_us > 100 ? 4 * calm.gap_us : 100;
-    double late_limit = 4 * calm.late_us > 1000 ? 4 * calm.late_us : 1000;
+    double gap_limit =
+        4 * calm.gap_us > PROBE_GAP_US ? 4 * calm.gap_us : PROBE_GAP_US;
+    double late_limit =
+        4 * calm.late_us > PROBE_LATE_US ? 4 * calm.late_us : PROBE_LATE_US;
+    if (late_limit > 1.5 * PROBE_LATE_US) /* below a time slice, always */
+        late_limit = 1.5 * PROBE_LATE_US;
     return p->gap_us > gap_limit || p->wall_us - PROBE_NS * 1e-3 > late_limit;
 }
 

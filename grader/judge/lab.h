@@ -85,6 +85,7 @@ struct cl_result {
     double work;           /**< bytes or FLOPs per call (lab's metric) */
     double ceil_work;      /**< bytes the ceiling copy moves */
     int samples;           /**< timed calls of the student */
+    double wall_s;         /**< the case's wall time in all, seconds */
     double event_ms;       /**< median of the times the runner reported
                                 (its CUDA events): a hint, never evidence */
     double judge_ms;       /**< median of the judge's clock per call, from

@@ -90,8 +90,13 @@ double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
             rate = g->bw_theory_gbps * 1e9;
         else if (g->memcpy_gbps > 0)
             rate = 1.25 * g->memcpy_gbps * 1e9;
+        /* as much as the L2 holds may still sit in it, written, when the
+         * call ends: those bytes need not have reached memory yet */
+        work -= (double)g->l2_bytes;
+        if (work < 0)
+            work = 0;
     } else if (g->sgemm_tflops > 0) {
-        rate = 2.0 * g->sgemm_tflops * 1e12;
+        rate = 4.0 * g->sgemm_tflops * 1e12;
     }
     return rate > 0 ? work / rate * 1e3 : 0.0;
 }

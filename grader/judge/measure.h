@@ -73,10 +73,12 @@ double cl_call_scored_ms(double event_ms, double judge_ms,
                          const struct cl_frame *f);
 
 /**
- * The least time in ms that @p work (bytes or FLOPs) can take on @p g: work
- * over the theoretical memory bandwidth (or 1.25x the measured copy rate
- * when the theory is unknown), or over twice the measured SGEMM rate.
- * 0 when nothing is known.
+ * The least time in ms that @p work (bytes or FLOPs) can take on @p g: the
+ * bytes beyond what the L2 can hold written at the call's end, over the
+ * theoretical memory bandwidth (or 1.25x the measured copy rate when the
+ * theory is unknown); or the FLOPs over four times the measured SGEMM
+ * rate (tensor cores at FP32 accuracy, the 3xTF32 split, reach about three
+ * times SGEMM). 0 when nothing is known.
  */
 double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g);
 

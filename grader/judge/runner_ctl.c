@@ -96,7 +96,8 @@ static char **runner_env(int tool)
         return environ;
     static const char *const keep[] = {
         "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "LD_LIBRARY_PATH=",
-        NULL};
+        /* a sanitizer build (make SANITIZE=1) of the runner */
+        "ASAN_OPTIONS=", "UBSAN_OPTIONS=", NULL};
     for (char **e = environ; *e && n < 56; e++) {
         int ok = 0;
         for (const char *const *k = keep; *k; k++)

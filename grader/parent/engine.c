@@ -262,6 +262,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         int timing = (c->kind == CL_CASE_SPEED || c->kind == CL_CASE_BENCH) &&
                      correct && !o->profile;
         progress(o, k, g->n, c->name);
+        double started = now_s();
         run_one(&run, g, &w, k, timing);
         struct cl_result *r = &g->r[k];
         /* a judge that died or failed is the grader's failure, never the
@@ -282,6 +283,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
             g->sandbox = r->sandbox;
             g->runner_uid = r->runner_uid;
         }
+        r->wall_s = now_s() - started;
         hangs += r->status == CL_ST_TIMEOUT;
         /* the grader's own failure says nothing of the submission: the
          * speed cases after it are still timed */

@@ -342,6 +342,7 @@ char *cl_report_json(const struct cl_grade *g)
         cJSON_AddStringToObject(e, "name", c->name);
         cJSON_AddStringToObject(e, "status", cl_status_name(r->status));
         cJSON_AddBoolToObject(e, "timed", r->timed);
+        cJSON_AddNumberToObject(e, "wall_s", r->wall_s);
         if (r->timed) {
             struct cl_speed_rule rule =
                 cl_policy_speed(policy_of(g), lab, r->index);

@@ -10,6 +10,7 @@
 
 #include "tests/shell.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -983,12 +984,7 @@ int main(void)
     if (slurm)
         tcase_add_test(core, test_slurm_batch);
     suite_add_tcase(s, core);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (!slurm)
-        printf("SKIPPED: 1 tests: the Slurm batch needs root and Slurm "
-               "(bash grader/tests/slurm-cluster.sh install)\n");
-    return failed;
+    return cl_suite_run(s, !slurm,
+                        "the Slurm batch needs root and Slurm (bash "
+                        "grader/tests/slurm-cluster.sh install)");
 }

@@ -12,6 +12,7 @@
 #include "parent/grade.h"
 #include "tests/shell.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -763,9 +764,5 @@ static Suite *cli_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(cli_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return cl_suite_run(cli_suite(), 0, NULL);
 }

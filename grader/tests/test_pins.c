@@ -15,6 +15,7 @@
 #include "judge/harness.h"
 #include "parent/policy.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -195,9 +196,5 @@ int main(void)
     tcase_add_test(tc, test_case_tables);
     tcase_add_test(tc, test_inputs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return cl_suite_run(s, 0, NULL);
 }

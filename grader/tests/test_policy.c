@@ -10,6 +10,7 @@
 
 #include "tests/shell.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -505,9 +506,5 @@ int main(void)
     tcase_add_test(limits, test_load_errors);
     tcase_add_test(limits, test_grader_policy_option);
     suite_add_tcase(s, limits);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed;
+    return cl_suite_run(s, 0, NULL);
 }

@@ -19,6 +19,7 @@
 
 #include "tests/shell.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <math.h>
@@ -1239,9 +1240,5 @@ int main(void)
     tcase_add_test(limits, test_reference_seq2seq_ties);
     tcase_add_test(limits, test_selftest_lab);
     suite_add_tcase(s, limits);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed;
+    return cl_suite_run(s, 0, NULL);
 }

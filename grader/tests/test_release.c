@@ -20,6 +20,7 @@
 
 #include "tests/shell.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <cjson/cJSON.h>
 
@@ -1024,9 +1025,5 @@ int main(void)
     tcase_add_test(core, test_readmes_match_ladders);
     tcase_add_test(core, test_hosted_gpu_notebook);
     suite_add_tcase(s, core);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed;
+    return cl_suite_run(s, 0, NULL);
 }

@@ -12,6 +12,7 @@
 #include "parent/report.h"
 #include "parent/score.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -744,9 +745,5 @@ static Suite *report_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(report_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return cl_suite_run(report_suite(), 0, NULL);
 }

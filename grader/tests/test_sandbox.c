@@ -9,6 +9,7 @@
  * CL_EXPECT_TSV=FILE reads another table (to try new rows alone). */
 #define _GNU_SOURCE
 #include "tests/grade_proc.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -511,9 +512,5 @@ int main(void)
         fprintf(stderr, "test_sandbox: no rows in %s\n", table);
         return 1;
     }
-    SRunner *sr = srunner_create(sandbox_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return cl_suite_run(sandbox_suite(), 0, NULL);
 }

@@ -7,8 +7,8 @@
 #include "parent/policy.h"
 #include "parent/report.h"
 #include "parent/score.h"
-#include "judge/measure.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -131,36 +131,6 @@ START_TEST(test_speed_ratio_kinds)
     r.timed = 0;
     ck_assert_double_eq(cl_speed_ratio(&base, &r), 0.0);
     ck_assert_double_eq(cl_speed_ratio(&ceil, &r), 0.0);
-}
-END_TEST
-
-// ---- the physical floor -----------------------------------------------------
-
-/* bytes over the theoretical bandwidth (else 1.25x the copy), FLOPs over
- * twice the SGEMM rate; 0 when the GPU's rates are unknown */
-START_TEST(test_physical_floor)
-{
-    struct cl_gpu_info gi;
-    memset(&gi, 0, sizeof gi);
-    ck_assert_double_eq(cl_floor_ms(CL_METRIC_GBPS, 1e9, &gi), 0.0);
-    ck_assert_double_eq(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 0.0);
-    gi.memcpy_gbps = 4000; /* no theory: 1.25x the copy = 5000 GB/s */
-    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_GBPS, 1e9, &gi), 0.2, 1e-12);
-    /* a bandwidth says nothing about FLOPs */
-    ck_assert_double_eq(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 0.0);
-    gi.bw_theory_gbps = 4800; /* the theory wins: 3 GB at 4.8 TB/s */
-    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_GBPS, 3e9, &gi), 0.625,
-                            1e-12);
-    gi.sgemm_tflops = 50; /* 1e12 FLOP at 2 x 50 TFLOP/s = 10 ms */
-    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 10.0,
-                            1e-9);
-    /* and a FLOP rate says nothing about bytes */
-    memset(&gi, 0, sizeof gi);
-    gi.sgemm_tflops = 50;
-    ck_assert_double_eq(cl_floor_ms(CL_METRIC_GBPS, 1e9, &gi), 0.0);
-    /* no work, no floor */
-    gi.bw_theory_gbps = 4800;
-    ck_assert_double_eq(cl_floor_ms(CL_METRIC_GBPS, 0.0, &gi), 0.0);
 }
 END_TEST
 
@@ -469,12 +439,7 @@ int main(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_speed_credit_bad_band);
-    tcase_add_test(limits, test_physical_floor);
     tcase_add_test(limits, test_grade_bench_and_empty);
     suite_add_tcase(s, limits);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed;
+    return cl_suite_run(s, 0, NULL);
 }

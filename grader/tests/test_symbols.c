@@ -13,6 +13,7 @@
 
 #include "tests/shell.h"
 #include "labs/labs.h"
+#include "tests/suite.h"
 
 #include <check.h>
 #include <elf.h>
@@ -911,9 +912,5 @@ int main(void)
     tcase_add_test(limits, test_grade_check_refuses);
     tcase_add_test(limits, test_grade_check_passes);
     suite_add_tcase(s, limits);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed;
+    return cl_suite_run(s, 0, NULL);
 }

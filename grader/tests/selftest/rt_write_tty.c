@@ -1,8 +1,8 @@
 /* Red team: write a perfect score on the terminal and on the judge's own
  * stdout (/proc/PPID/fd/1), where the report goes, while loading.
  *
- * The grader must stop it: a file opened for writing is not on the
- * runner's seccomp list, and the case is forbidden, naming the call. */
+ * The grader must stop it: the runner's filter refuses an open for
+ * writing (EACCES), so nothing is written and the honest sum passes. */
 #define _GNU_SOURCE
 #include "common.h"
 

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The soak: honest code graded many times must never lose a point.
+
+Grades every reference solution ROUNDS times with random seeds, and every
+honest fixture (code written the way a student would, correct, sometimes
+slow) as often, each as a whole lab, and keeps one row per grading in
+OUT/soak.tsv. Rows add up across runs, commands and sessions (the file is
+appended to, never rewritten): run it again with more rounds and the table
+counts them all. At the end it prints, and writes to OUT/soak.md, one line
+per lab and submission: gradings, gradings that lost any point they should
+not have, the statuses seen, judge deaths, sanitizer reports.
+
+A false verdict is any of: a reference below full marks; an honest fixture
+with a case neither pass nor (speed cases) timed; internal-error or
+unconfirmed anywhere; a judge that died; a sanitizer's report (a build of
+make SANITIZE=1). The exit status is 1 when the table holds one, 0 when
+not, 2 on a usage error.
+
+    python3 tools/soak.py [--rounds N] [--out DIR] [--grade PATH]
+                          [--labs 01,05] [--deadline SECONDS] [--summary]
+"""
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# honest fixtures: correct code a student could write; the speed cases may
+# earn part of their points, nothing else may be lost
+HONEST = {
+    "01": ["naive", "stream_query", "syscall_bytes"],
+    "02": [],
+    "03": [],
+    "04": ["per_tensor"],
+    "05": ["correct"],
+    "06": ["correct"],
+}
+BAD = ("internal-error", "unconfirmed")
+SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|"
+                       r"ERROR: LeakSanitizer|UndefinedBehaviorSanitizer")
+
+
+def lab_slug(grade, lab):
+    out = subprocess.run([grade, lab, "--which"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    return out[1]
+
+
+def grade_once(grade, build, lab, who, lib, seed):
+    """One grading: its row (a dict)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        js = os.path.join(tmp, "r.json")
+        t0 = time.time()
+        p = subprocess.run([grade, lab, "--lib", lib, "--seed", str(seed),
+                            "--json", js, "--no-color"],
+                           capture_output=True, text=True)
+        wall = time.time() - t0
+        row = {"lab": lab, "who": who, "seed": seed, "exit": p.returncode,
+               "wall_s": round(wall, 1), "score": 0.0, "max": 0.0,
+               "statuses": "", "judge_deaths": 0, "sanitizer": 0,
+               "false": ""}
+        text = p.stdout + p.stderr
+        row["judge_deaths"] = text.count("the grader's judge died")
+        row["sanitizer"] = len(SANITIZER.findall(text))
+        try:
+            with open(js) as f:
+                d = json.load(f)
+        except (OSError, ValueError):
+            row["false"] = "no results.json (exit %d)" % p.returncode
+            return row
+        row["score"] = d.get("score", 0.0)
+        row["max"] = d.get("max_score", 0.0)
+        cases = d.get("extra_data", {}).get("cases", [])
+        row["statuses"] = ",".join(sorted({c["status"] for c in cases}))
+        why = []
+        for c in cases:
+            st = c["status"]
+            if st in BAD:
+                why.append("%s %s" % (c["name"], st))
+            elif st != "pass":
+                why.append("%s %s" % (c["name"], st))
+        if who == "reference" and row["score"] < row["max"] - 1e-6:
+            why.append("%.1f of %.1f" % (row["score"], row["max"]))
+        if row["judge_deaths"]:
+            why.append("%d judge deaths" % row["judge_deaths"])
+        if row["sanitizer"]:
+            why.append("%d sanitizer reports" % row["sanitizer"])
+        row["false"] = "; ".join(why)
+        if why:  # keep the evidence
+            with open(os.path.join(tmp, "log"), "w") as f:
+                f.write(text)
+            row["log"] = text[-4000:]
+        return row
+
+
+FIELDS = ["lab", "who", "seed", "exit", "wall_s", "score", "max", "statuses",
+          "judge_deaths", "sanitizer", "false"]
+
+
+def append(out, row):
+    path = os.path.join(out, "soak.tsv")
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("\t".join(FIELDS) + "\n")
+        f.write("\t".join(str(row[k]).replace("\t", " ") for k in FIELDS) +
+                "\n")
+    if row.get("log"):
+        with open(os.path.join(out, "false-verdicts.log"), "a") as f:
+            f.write("==== lab %s %s seed %s: %s\n%s\n" % (
+                row["lab"], row["who"], row["seed"], row["false"],
+                row["log"]))
+
+
+def summary(out):
+    path = os.path.join(out, "soak.tsv")
+    rows = []
+    if os.path.exists(path):
+        with open(path) as f:
+            head = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                rows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
+    table = {}
+    for r in rows:
+        key = (r["lab"], r["who"])
+        t = table.setdefault(key, {"runs": 0, "lost": 0, "statuses": set(),
+                                   "deaths": 0, "san": 0, "wall": 0.0})
+        t["runs"] += 1
+        t["lost"] += 1 if r.get("false") else 0
+        t["statuses"].update(s for s in r["statuses"].split(",") if s)
+        t["deaths"] += int(r["judge_deaths"])
+        t["san"] += int(r["sanitizer"])
+        t["wall"] += float(r["wall_s"])
+    lines = ["| lab | submission | gradings | with a false verdict | "
+             "statuses seen | judge deaths | sanitizer reports | "
+             "mean wall (s) |",
+             "|---|---|---|---|---|---|---|---|"]
+    bad = 0
+    for (lab, who), t in sorted(table.items()):
+        bad += t["lost"]
+        lines.append("| %s | %s | %d | %d | %s | %d | %d | %.1f |" % (
+            lab, who, t["runs"], t["lost"], " ".join(sorted(t["statuses"])),
+            t["deaths"], t["san"], t["wall"] / max(t["runs"], 1)))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "soak.md"), "w") as f:
+        f.write(text)
+    return text, bad, len(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--out", default=os.environ.get("SOAK_OUT",
+                                                    "build/soak"))
+    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--grade", default=None)
+    ap.add_argument("--labs", default="01,02,03,04,05,06")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="stop starting gradings after this many seconds")
+    ap.add_argument("--no-honest", action="store_true",
+                    help="the references only")
+    ap.add_argument("--summary", action="store_true",
+                    help="only print the table of what is recorded")
+    a = ap.parse_args()
+    os.chdir(ROOT)
+    os.makedirs(a.out, exist_ok=True)
+    if not a.summary:
+        grade = a.grade or os.path.join(a.build, "bin", "grade")
+        if not os.access(grade, os.X_OK):
+            print("soak: no %s (make first)" % grade, file=sys.stderr)
+            return 2
+        labs = [l.strip() for l in a.labs.split(",") if l.strip()]
+        t0 = time.time()
+        rng = random.SystemRandom()
+        for rnd in range(a.rounds):
+            for lab in labs:
+                ref = os.path.join(a.build, "solution", "%s-%s.so" % (
+                    lab, lab_slug(grade, lab)))
+                if lab == "00":  # the self-test lab's honest sum
+                    ref = os.path.join(a.build, "selftest", "honest.so")
+                subs = [("reference", ref)]
+                if not a.no_honest:
+                    subs += [(h, os.path.join(a.build, "fixtures", "lab" + lab,
+                                              h + ".so"))
+                             for h in HONEST.get(lab, [])]
+                for who, lib in subs:
+                    if a.deadline and time.time() - t0 > a.deadline:
+                        print("soak: deadline reached")
+                        break
+                    if not os.path.exists(lib):
+                        print("soak: no %s (make all fixtures)" % lib,
+                              file=sys.stderr)
+                        return 2
+                    row = grade_once(grade, a.build, lab, who, lib,
+                                     rng.randrange(1, 2**31))
+                    append(a.out, row)
+                    print("round %d lab %s %-14s seed %-10s %5.1f/%-5.1f "
+                          "%5.1fs %s" % (rnd + 1, lab, who, row["seed"],
+                                         row["score"], row["max"],
+                                         row["wall_s"],
+                                         row["false"] or "ok"), flush=True)
+    text, bad, n = summary(a.out)
+    print(text + "%d gradings, %d with a false verdict" % (n, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
