@@ -8,7 +8,9 @@ OUT/soak.tsv. Rows add up across runs, commands and sessions (the file is
 appended to, never rewritten): run it again with more rounds and the table
 counts them all. At the end it prints, and writes to OUT/soak.md, one line
 per lab and submission: gradings, gradings that lost any point they should
-not have, the statuses seen, judge deaths, sanitizer reports.
+not have, the statuses seen, judge deaths, sanitizer reports. Every timed
+case's figures (the scored time, the judge's clock, the runner's events,
+the frame and its noise) go to OUT/timing.tsv.
 
 A false verdict is any of: a reference below full marks; an honest fixture
 with a case neither pass nor (speed cases) timed; internal-error or
@@ -77,6 +79,13 @@ def grade_once(grade, build, lab, who, lib, seed):
         row["score"] = d.get("score", 0.0)
         row["max"] = d.get("max_score", 0.0)
         cases = d.get("extra_data", {}).get("cases", [])
+        row["timing"] = [
+            "\t".join(str(x) for x in (
+                lab, who, c["name"], c.get("time_ms"), c.get("judge_ms"),
+                c.get("event_ms"), c.get("frame_ms"), c.get("noise_ms"),
+                c.get("baseline_ms"), c.get("ratio"), c.get("samples"),
+                c.get("wall_s")))
+            for c in cases if c.get("timed")]
         row["statuses"] = ",".join(sorted({c["status"] for c in cases}))
         why = []
         for c in cases:
@@ -111,6 +120,15 @@ def append(out, row):
             f.write("\t".join(FIELDS) + "\n")
         f.write("\t".join(str(row[k]).replace("\t", " ") for k in FIELDS) +
                 "\n")
+    if row.get("timing"):
+        tpath = os.path.join(out, "timing.tsv")
+        new = not os.path.exists(tpath)
+        with open(tpath, "a") as f:
+            if new:
+                f.write("lab\twho\tcase\ttime_ms\tjudge_ms\tevent_ms\t"
+                        "frame_ms\tnoise_ms\tbaseline_ms\tratio\tsamples\t"
+                        "wall_s\n")
+            f.write("\n".join(row["timing"]) + "\n")
     if row.get("log"):
         with open(os.path.join(out, "false-verdicts.log"), "a") as f:
             f.write("==== lab %s %s seed %s: %s\n%s\n" % (
