@@ -425,13 +425,21 @@ END_TEST
 START_TEST(test_hostile_linger)
 {
     /* the runner's sync and events hooked, a kernel left spinning: the
-     * judge's clock and its idle probe give it no speed */
+     * judge's clock (to a checked output, waiting for the GPU) and its idle
+     * probe give it no speed it did not earn. On an H100 (2026-11-26) it
+     * passed at 1.85 ms by the judge's clock, its events saying 0.001 ms
+     * (the honest kernel alone: 0.74 ms), 0 of 40 points; caught outright
+     * (wrong, forbidden) is as good */
     grade(FIXTURE("linger"), NULL, 60.0);
     const struct cl_result *r = result("n=2^28");
-    ck_assert_msg(r->status == CL_ST_WRONG || r->status == CL_ST_FORBIDDEN,
+    printf("lab 1 linger: %s, %.4f ms (events %.4f ms): %s\n",
+           cl_status_name(r->status), r->t_ms, r->event_ms, r->msg);
+    ck_assert_msg(r->status == CL_ST_PASS || r->status == CL_ST_WRONG ||
+                      r->status == CL_ST_FORBIDDEN,
                   "linger: %s: %s", cl_status_name(r->status), r->msg);
+    if (r->status == CL_ST_PASS) /* the lie bought nothing */
+        ck_assert_double_gt(r->t_ms, 100 * r->event_ms);
     ck_assert_double_eq(g.speed_score, 0.0);
-    printf("lab 1 linger: %s: %s\n", cl_status_name(r->status), r->msg);
 }
 END_TEST
 
