@@ -45,19 +45,63 @@ void cl_gbuf_size(struct cl_gbuf *b, size_t bytes, size_t offset)
 
 /* GPU: map the runner's allocation, arm its guards, and make the judge's
  * own copy for an input */
-void cl_gbuf_import(struct cl_gbuf *b, const unsigned char *handle, int native)
+/* the size of the allocation that holds device address @p p (the driver's
+ * cuMemGetAddressRange, found through the runtime): 0 when unknown */
+static size_t allocation_size(void *p)
+{
+    typedef int (*range_fn)(unsigned long long *, size_t *, unsigned long long);
+    static range_fn range;
+    if (!range) {
+        void *fn = NULL;
+        enum cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050
+        cudaError_t e = cudaGetDriverEntryPointByVersion(
+            "cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q);
+#else
+        cudaError_t e = cudaGetDriverEntryPoint("cuMemGetAddressRange", &fn,
+                                                cudaEnableDefault, &q);
+#endif
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+            cudaGetLastError();
+            return 0;
+        }
+        range = (range_fn)fn;
+    }
+    unsigned long long base = 0;
+    size_t size = 0;
+    if (range(&base, &size, (unsigned long long)(uintptr_t)p) != 0 ||
+        base != (unsigned long long)(uintptr_t)p)
+        return 0;
+    return size;
+}
+
+void cl_gbuf_own(struct cl_gbuf *b)
+{
+    if (!b->native)
+        b->native = cl_judge_alloc(b->bytes);
+}
+
+int cl_gbuf_import(struct cl_gbuf *b, const unsigned char *handle)
 {
     cudaIpcMemHandle_t h;
+    void *base = NULL;
     memcpy(&h, handle, sizeof h);
-    CUDA_CHECK(cudaIpcOpenMemHandle((void **)&b->base, h,
-                                    cudaIpcMemLazyEnablePeerAccess));
+    if (cudaIpcOpenMemHandle(&base, h, cudaIpcMemLazyEnablePeerAccess) !=
+        cudaSuccess) {
+        cudaGetLastError(); /* not a handle this process can open */
+        return -1;
+    }
+    if (allocation_size(base) < b->alloc) { /* not the planned buffer */
+        cudaIpcCloseMemHandle(base);
+        return -1;
+    }
+    b->base = base;
     b->imported = 1;
     b->ptr = b->base + b->at;
     CUDA_CHECK(cudaMemsetAsync(b->base, CL_CANARY, b->at, cl_judge_stream()));
     CUDA_CHECK(cudaMemsetAsync(b->base + b->at + b->bytes, CL_CANARY,
                                CL_GUARD_BYTES, cl_judge_stream()));
-    if (native)
-        CUDA_CHECK(cudaMalloc(&b->native, b->bytes ? b->bytes : 1));
+    return 0;
 }
 
 /* the CPU lab: a shared memfd, mapped here and sent to the runner */

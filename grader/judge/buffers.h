@@ -129,9 +129,15 @@ struct cl_gbuf {
  *  guard; nothing is allocated (GPU labs: the runner allocates). */
 void cl_gbuf_size(struct cl_gbuf *b, size_t bytes, size_t offset);
 
-/** GPU: map the runner's allocation through its IPC @p handle, arm the
- *  guards, and (@p native) make the judge's own copy of an input. */
-void cl_gbuf_import(struct cl_gbuf *b, const unsigned char *handle, int native);
+/** GPU: the judge's own copy of an input or of the first state (filled,
+ *  then copied into the runner's buffer), made before the runner starts. */
+void cl_gbuf_own(struct cl_gbuf *b);
+
+/** GPU: map the runner's allocation through its IPC @p handle and arm
+ *  the guards. The handle comes from the runner: 0, or -1 (nothing
+ *  mapped) when it opens no memory here or memory smaller than the
+ *  planned allocation. */
+int cl_gbuf_import(struct cl_gbuf *b, const unsigned char *handle);
 
 /** The CPU lab: a shared memfd of the planned size, mapped here and sent
  *  to the runner; filled with canaries. */

@@ -30,6 +30,7 @@ struct case_run {
     int runner_dead;         /* the runner is gone (crash, timeout) */
     int device_broken;       /* the judge's own context is unusable */
     double limit_s;          /* per call */
+    struct cl_gbuf ceil;     /* the ceiling's copy buffers (timed GPU cases) */
     struct cl_series frames; /* the judge's clock around the empty frame
                                 paired with each timed call (ms) */
     int has_state;   /* a buffer is CL_STATE: the state moves each call */

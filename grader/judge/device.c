@@ -4,6 +4,7 @@
 
 #include "errcheck.h"
 #include "fatal.h"
+#include "judge/judge_gpu.h"
 #include "gpuinfo.h"
 #include "protocol/gate.h"
 #include "timing.h"
@@ -50,6 +51,7 @@ int cl_judge_init(int gpu, char *why, size_t len)
     CUDA_CHECK(cudaEventCreate(&J.e0));
     CUDA_CHECK(cudaEventCreate(&J.e1));
     J.timer = cl_timer_create(J.s);
+    cl_judge_gpu_reserve();
     return 0;
 }
 

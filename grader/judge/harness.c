@@ -206,15 +206,27 @@ static int alloc_buffers(struct case_run *k, int asked)
                             got, sizeof *got, 120.0);
     if (rc != TALK_OK)
         return runner_lost(k, rc, " while allocating the buffers");
+    /* the workspace comes after the submission loaded: from then on what
+     * the runner says may be the submission's doing, and costs it */
     if (got->n != m->n)
-        return fail(k, CL_ST_INTERNAL,
-                    "the runner could not allocate the case's buffers (out of "
-                    "GPU memory?)");
+        return asked ? fail(k, CL_ST_CUDA,
+                            "the process running your code could not "
+                            "allocate the workspace your function asked for "
+                            "(out of GPU memory: does your code hold "
+                            "memory of its own?)")
+                     : fail(k, CL_ST_INTERNAL,
+                            "the runner could not allocate the case's "
+                            "buffers (out of GPU memory?)");
     for (int j = 0; j < got->n; j++) {
         int i = m->b[j].index; /* ours, not the reply's */
-        enum cl_role role = k->plan.buf[i].role;
-        cl_gbuf_import(&k->hb[i], got->b[j].handle,
-                       role == CL_IN || role == CL_STATE);
+        if (cl_gbuf_import(&k->hb[i], got->b[j].handle) != 0)
+            return asked ? fail(k, CL_ST_FORBIDDEN,
+                                "the process running your code answered "
+                                "with memory that is not the workspace "
+                                "the grader planned (a forged handle)")
+                         : fail(k, CL_ST_INTERNAL,
+                                "the runner's buffer %s could not be mapped",
+                                k->plan.buf[i].name);
     }
     cl_mem_sync();
     return 0;
@@ -325,8 +337,11 @@ static int ask_workspace(struct case_run *k)
                                 rep, sizeof *rep, k->limit_s);
         if (rc != TALK_OK)
             return runner_lost(k, rc, " in your workspace-size function");
-        if (!rep->ok)
-            return fail(k, CL_ST_INTERNAL, "%.400s", rep->why);
+        if (!rep->ok) /* after the load: the submission's process failed */
+            return fail(k, CL_ST_CRASH,
+                        "the process running your code failed in your "
+                        "workspace-size function: %.400s",
+                        rep->why);
         if (rep->cuda_err)
             return fail(k, CL_ST_CUDA,
                         "CUDA error in your workspace-size function: %.60s "
@@ -354,6 +369,32 @@ static int ask_workspace(struct case_run *k)
 static int base_count(const struct case_run *k)
 {
     return k->base ? k->base->count : 0;
+}
+
+/* Everything the judge needs for the case, made before the runner starts:
+ * its own copies of the inputs, the baseline's outputs, the ceiling's
+ * buffers and the baseline itself (handles, workspaces). A submission that
+ * takes all the GPU's memory then fails alone, never the judge. */
+static int base_create(struct case_run *k);
+
+static int judge_resources(struct case_run *k)
+{
+    if (cl_judge_gpu())
+        for (int i = 0; i < k->plan.nbuf; i++) {
+            enum cl_role role = k->plan.buf[i].role;
+            if (!k->plan.buf[i].ask && (role == CL_IN || role == CL_STATE))
+                cl_gbuf_own(&k->hb[i]);
+        }
+    if (k->timing_case && k->plan.ceil_bytes > 0 && cl_judge_gpu()) {
+        size_t bytes = (size_t)(k->plan.ceil_bytes / 2);
+        k->ceil.base = cl_judge_alloc(bytes);
+        cl_mem_set(k->ceil.base, 1, bytes);
+        k->ceil.ptr = k->ceil.base;
+        k->ceil.mirror = cl_judge_alloc(bytes);
+    }
+    int rc = base_create(k);
+    cl_mem_sync();
+    return rc;
 }
 
 static int base_create(struct case_run *k)
@@ -628,8 +669,11 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
 static int after_call(struct case_run *k, const struct cl_reply *rep,
                       struct shot *sh)
 {
-    if (!rep->ok)
-        return fail(k, CL_ST_INTERNAL, "%.400s", rep->why);
+    if (!rep->ok) /* after the load: the submission's process failed */
+        return fail(k, CL_ST_CRASH,
+                    "the process running your code failed in its call: "
+                    "%.400s",
+                    rep->why);
     if (rep->cuda_err) {
         char name[64];
         snprintf(name, sizeof name, "%s", rep->err_name);
@@ -825,16 +869,6 @@ static void describe_baselines(struct case_run *k, struct cl_series *bs,
 static void time_case(struct case_run *k)
 {
     struct cl_result *r = k->r;
-    int gpu = cl_judge_gpu();
-    struct cl_gbuf ceil;
-    memset(&ceil, 0, sizeof ceil);
-    if (k->plan.ceil_bytes > 0 && gpu) {
-        size_t bytes = (size_t)(k->plan.ceil_bytes / 2);
-        ceil.base = cl_judge_alloc(bytes);
-        cl_mem_set(ceil.base, 1, bytes);
-        ceil.ptr = ceil.base;
-        ceil.mirror = cl_judge_alloc(bytes);
-    }
     /* every call of the loop below pushes its baselines and ceilings, the
      * traced ones too: room for all of them */
     int cap = MAX_SAMPLES + TRACE_SPOTS;
@@ -864,7 +898,7 @@ static void time_case(struct case_run *k)
         spots_left -= spot;
         traces_left -= traced;
         struct call_plan p = {call,   BASE_TIMED,       spot && !k->has_state,
-                              traced, "after timing: ", &ceil};
+                              traced, "after timing: ", &k->ceil};
         if (one_call(k, &p, &sh))
             goto out;
         for (int i = 0; i < CL_MAX_BASELINES; i++)
@@ -940,10 +974,6 @@ out:
     cl_series_free(&sc);
     for (int i = 0; i < CL_MAX_BASELINES; i++)
         cl_series_free(&bs[i]);
-    if (ceil.base && !k->device_broken) {
-        cl_judge_free(ceil.base);
-        cl_judge_free(ceil.mirror);
-    }
 }
 
 /* ---- the case ---------------------------------------------------------------
@@ -1012,8 +1042,9 @@ void cl_case_run(const struct cl_lab *lab, int index,
     }
     int timing = o->timing && !o->profile;
     k.timing_case = timing;
-    int ok = !start_runner(&k) && !share_buffers(&k, 0) && !dry_runs(&k) &&
-             !load_submission(&k) && !ask_workspace(&k) && !base_create(&k);
+    int ok = !judge_resources(&k) && !start_runner(&k) &&
+             !share_buffers(&k, 0) && !dry_runs(&k) && !load_submission(&k) &&
+             !ask_workspace(&k);
     struct shot sh;
     memset(&sh, 0, sizeof sh);
     for (int call = 0; ok && call < k.plan.check_calls; call++) {
@@ -1035,6 +1066,10 @@ void cl_case_run(const struct cl_lab *lab, int index,
     finish_runner(&k);
     if (k.base_st)
         k.base->destroy(k.base_st);
+    if (k.ceil.base && !k.device_broken) {
+        cl_judge_free(k.ceil.base);
+        cl_judge_free(k.ceil.mirror);
+    }
     for (int i = 0; i < k.plan.nbuf; i++)
         cl_gbuf_free(&k.hb[i], !k.device_broken);
     cl_case_forget_outputs(&k);

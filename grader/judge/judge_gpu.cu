@@ -268,12 +268,25 @@ __global__ static void probe_kernel(unsigned long long ns,
         *gap = most;
 }
 
-extern "C" void cl_idle_probe(unsigned long long ns, cudaStream_t s,
-                              struct cl_probe *out)
+static unsigned long long *probe_scratch(void)
 {
     static unsigned long long *d;
     if (!d)
         CUDA_CHECK(cudaMalloc((void **)&d, sizeof *d));
+    return d;
+}
+
+extern "C" void cl_judge_gpu_reserve(void)
+{
+    scratch();
+    sample_scratch();
+    probe_scratch();
+}
+
+extern "C" void cl_idle_probe(unsigned long long ns, cudaStream_t s,
+                              struct cl_probe *out)
+{
+    unsigned long long *d = probe_scratch();
     unsigned long long gap = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -83,6 +83,10 @@ struct cl_probe {
  */
 void cl_idle_probe(unsigned long long ns, cudaStream_t s, struct cl_probe *out);
 
+/** Allocate the small buffers these kernels use, once, at the judge's
+ *  start: before any runner can take the GPU's memory. */
+void cl_judge_gpu_reserve(void);
+
 /** Copy @p bytes with 16-byte vector loads and stores, several in flight
  *  per thread, streaming cache hints; any alignment. */
 void cl_stream_copy(void *dst, const void *src, size_t bytes, cudaStream_t s);

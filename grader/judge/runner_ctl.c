@@ -238,8 +238,8 @@ int cl_runner_hello(struct cl_runner *rn, double timeout_s)
         return TALK_EOF;
     if (rc != 0 || t != R_HELLO || l != sizeof rn->hello)
         return TALK_BAD;
-    rn->hello.why[sizeof rn->hello.why - 1] = '\0';
-    rn->hello.sandbox[sizeof rn->hello.sandbox - 1] = '\0';
+    cl_runner_clean(rn->hello.why, sizeof rn->hello.why);
+    cl_runner_clean(rn->hello.sandbox, sizeof rn->hello.sandbox);
     return TALK_OK;
 }
 
@@ -384,6 +384,20 @@ void cl_runner_reap(struct cl_runner *rn, int force, char *why, size_t len,
  * then until it stopped: work that goes on after the reply (a thread
  * finishing the call's work) counts where the clock check sees it, and
  * the wait for a busy machine to run the stop does not */
+/* text from the runner, made fit for a terminal, results.json and a
+ * gradebook cell: ended, and every byte that is not printable ASCII (an
+ * escape sequence, a newline that would start a fake report line) shown
+ * as '?' */
+void cl_runner_clean(char *s, size_t cap)
+{
+    if (!cap)
+        return;
+    s[cap - 1] = '\0';
+    for (size_t i = 0; s[i]; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+            s[i] = '?';
+}
+
 /* after the reply and the pause: a message still waiting was written by
  * something else in the runner (a forged reply), unless it is its SIGSYS
  * handler's last word */
@@ -439,6 +453,11 @@ static int talk(struct cl_runner *rn, uint32_t type, const void *p,
      * process, and so is a malformed one */
     if (rc != 0 || t != want || l != reply_len || s != seq)
         return TALK_BAD;
+    if (reply_len == sizeof(struct cl_reply)) { /* its text, made safe */
+        struct cl_reply *r = reply;
+        cl_runner_clean(r->why, sizeof r->why);
+        cl_runner_clean(r->err_name, sizeof r->err_name);
+    }
     return extra_message(rn, reply, reply_len);
 }
 

@@ -77,6 +77,11 @@ struct cl_runner_spec {
 int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
                     char *why, size_t len);
 
+/** Make text from the runner (@p cap bytes at @p s) fit for a terminal
+ *  and a report: ended within cap, anything but printable ASCII shown as
+ *  '?'. cl_runner_hello() and cl_runner_talk() clean what they read. */
+void cl_runner_clean(char *s, size_t cap);
+
 /** Read the runner's R_HELLO into rn->hello (its text fields ended)
  *  within @p timeout_s, relaying its output meanwhile. Returns TALK_*. */
 int cl_runner_hello(struct cl_runner *rn, double timeout_s);

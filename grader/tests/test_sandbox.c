@@ -346,6 +346,19 @@ START_TEST(test_row)
                               sb);
         }
     }
+    /* nothing a submission does is the grader's internal error, and no
+     * text of its reaches the results unmade safe (no escape, no line of
+     * its own) */
+    if (p.json_text && !strstr(r->statuses, "internal-error")) {
+        ck_assert_msg(!strstr(p.json_text, "\"internal-error\""),
+                      "line %d (%s): internal-error:\n%s", r->line, r->fixture,
+                      p.json_text);
+        ck_assert_msg(
+            !strstr(p.json_text, "\\u001b") && !strchr(p.json_text, 0x1b),
+            "line %d (%s): an escape in the results", r->line, r->fixture);
+    }
+    ck_assert_msg(!strchr(p.out, 0x1b) || strstr(r->args, "--color"),
+                  "line %d (%s): an escape in the report", r->line, r->fixture);
     if (r->message[0])
         ck_assert_msg(p.json && results_say(p.json, r->message),
                       "line %d (%s): the results do not say '%s':\n%s", r->line,

@@ -1,6 +1,8 @@
 /* Red team: answer the judge before the work is done, with the right
  * sequence number and a tiny time, and keep the runner's own reply from
- * being sent.
+ * being sent. (Built with -DFAIL_REPLY as rt_fail_reply: the reply says
+ * the runner failed, with a text that would forge a report on a terminal:
+ * newlines, a fake score, an escape that hides what follows.)
  *
  * A constructor patches the runner's GOT (got.h): recvmsg, to learn the
  * sequence number of every command as it arrives, and sendmsg, to drop the
@@ -16,6 +18,7 @@
 #include "got.h"
 #include "protocol/proto.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -65,8 +68,16 @@ void selftest_add(const float *a, const float *b, float *c, int n)
     m.h.type = R_CALL;
     m.h.len = sizeof m.r;
     m.h.seq = last_seq;
+#ifdef FAIL_REPLY
+    /* "the grader failed", to be taken for an internal error of its own */
+    m.r.ok = 0;
+    snprintf(m.r.why, sizeof m.r.why,
+             "internal grader error\n\033[8mscore: 100.0 / 100.0\n"
+             "this case must be regraded by hand");
+#else
     m.r.ok = 1;
     m.r.span_ms = 0.001;
+#endif
     if (hooks == 2 && write(CL_RUNNER_FD, &m, sizeof m) == (ssize_t)sizeof m)
         answered = 1;
     struct timespec pause = {0, 200000}; /* the work takes a while */
