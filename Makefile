@@ -167,6 +167,13 @@ note_others = for f in labs/$(1)/*.cu; do [ ! -e "$$f" ] || [ "$$f" = "$(2)" ] |
 POLICY_ARG := $(if $(POLICY),--policy $(abspath $(POLICY)))
 GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
+# the builds of LAB's code (every lab's without LAB) that grade, demo,
+# bench, memcheck and profile take
+LAB_SO     := $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+# the shell loop of those targets: $(1) for each lab (its name in $$l), the
+# last failure's code kept; with $(2) = stop, an exit 3 (no GPU) ends it
+for_labs = rc=0; for l in $(GRADE_LABS); do $(1) || rc=$$?; \
+	  $(if $(2),[ $$rc -ne 3 ] || break;) done; exit $$rc
 
 # SOLUTION is 0 (your code) or 1 (the reference), nothing else; a handout
 # (no solutions/) has no reference to grade
@@ -194,13 +201,10 @@ all: deps $(GRADER) $(RUNNER) $(STUDENT_SO) $(SOLUTION_SO)
 ## grade: grade LAB (default: every lab) with the student's code or SOLUTION=1
 ## (make stops at the first lab that finds no GPU: one message, not six);
 ## POLICY=FILE grades with a course's policy
-grade: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
-	$(Q)rc=0; for l in $(GRADE_LABS); do \
-	  $(if $(filter 1,$(SOLUTION)),,src=$$(ls labs/$$l/*.h 2>/dev/null | head -n 1); src=$${src%.h}.cu; \
+grade: deps $(GRADER) $(LAB_SO)
+	$(Q)$(call for_labs,{ $(if $(filter 1,$(SOLUTION)),,src=$$(ls labs/$$l/*.h 2>/dev/null | head -n 1); src=$${src%.h}.cu; \
 	  $(call note_others,$$l,$$src);) \
-	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(POLICY_ARG) $(ARGS) || rc=$$?; \
-	  [ $$rc -ne 3 ] || break; \
-	done; exit $$rc
+	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(POLICY_ARG) $(ARGS); },stop)
 
 ## fixtures: the known-bad submissions the tests grade
 fixtures: $(FIXTURE_SO)
@@ -238,18 +242,13 @@ soak: deps $(GRADER) $(RUNNER) $(SOLUTION_SO) $(FIXTURE_SO)
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
 ## (SOLUTION=1: with the reference)
-demo: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
-	$(Q)rc=0; for l in $(GRADE_LABS); do \
-	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so --demo --no-color $(ARGS) || rc=$$?; \
-	done; exit $$rc
+demo: deps $(GRADER) $(LAB_SO)
+	$(Q)$(call for_labs,$(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so --demo --no-color $(ARGS))
 
 ## bench: time LAB's speed cases and size sweep (SOLUTION=1: every rung);
 ## without a GPU it says so and fails (the grader's exit 3)
-bench: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
-	$(Q)rc=0; for l in $(GRADE_LABS); do \
-	  echo "## $$l"; POLICY="$(abspath $(POLICY))" bash tools/bench.sh $${l%%-*} $(VARIANT) || rc=$$?; \
-	  [ $$rc -ne 3 ] || break; \
-	done; exit $$rc
+bench: deps $(GRADER) $(LAB_SO)
+	$(Q)$(call for_labs,{ echo "## $$l"; POLICY="$(abspath $(POLICY))" bash tools/bench.sh $${l%%-*} $(VARIANT); },stop)
 
 ## peers: PyTorch's ops timed beside the references and the library
 ## baselines on every speed case (tools/peers.py: needs a GPU and PyTorch,
@@ -266,17 +265,13 @@ peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO))
 
 ## memcheck: compute-sanitizer on LAB (memcheck; racecheck, synccheck
 ## when the source uses shared memory)
-memcheck: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
-	$(Q)rc=0; for l in $(GRADE_LABS); do echo "## $$l"; \
-	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
-	  bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)" || rc=1; \
-	done; exit $$rc
+memcheck: deps $(GRADER) $(LAB_SO)
+	$(Q)$(call for_labs,{ echo "## $$l"; src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
+	  bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)"; })
 
 ## profile: Nsight Compute on LAB's kernels, one representative case
-profile: deps $(GRADER) $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
-	$(Q)rc=0; for l in $(GRADE_LABS); do echo "## $$l"; \
-	  bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so || rc=1; \
-	done; exit $$rc
+profile: deps $(GRADER) $(LAB_SO)
+	$(Q)$(call for_labs,{ echo "## $$l"; bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so; })
 
 ## grade-class: grade every submission in SUBMISSIONS (a folder or a .zip:
 ## one file or folder per student, or Canvas's or Gradescope's export) for

@@ -13,6 +13,17 @@
 #include "fatal.h"
 
 #include <cuda_runtime.h>
+/* the libraries' own headers, where they are (a student's build may have
+ * neither cuBLAS's nor cuDNN's on its include path: then those two macros
+ * are simply not used) */
+#if defined(__has_include)
+#if __has_include(<cublas_v2.h>)
+#include <cublas_v2.h>
+#endif
+#if __has_include(<cudnn.h>)
+#include <cudnn.h>
+#endif
+#endif
 
 /** Check a CUDA runtime call. */
 #define CUDA_CHECK(expr)                                                       \
@@ -26,7 +37,7 @@
 /** Check the last kernel launch (configuration errors show up here). */
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-/** Check a cuBLAS call (include cublas_v2.h before this header). */
+/** Check a cuBLAS call. */
 #define CUBLAS_CHECK(expr)                                                     \
     do {                                                                       \
         cublasStatus_t cl_st_ = (expr);                                        \
@@ -35,7 +46,7 @@
                      cublasGetStatusString(cl_st_));                           \
     } while (0)
 
-/** Check a cuDNN call (include cudnn.h before this header). */
+/** Check a cuDNN call. */
 #define CUDNN_CHECK(expr)                                                      \
     do {                                                                       \
         cudnnStatus_t cl_st_ = (expr);                                         \

@@ -24,6 +24,10 @@ int cl_write_atomic(const char *path, const void *data, size_t len);
  */
 char *cl_read_file(const char *path, size_t *len);
 
+/** Write all @p n bytes of @p p to @p fd, through short writes and
+ *  interruptions; 0, or -1 (errno set). */
+int cl_write_full(int fd, const void *p, size_t n);
+
 /** Create @p dir and its parents (like mkdir -p); 0 on success. */
 int cl_mkdirs(const char *dir);
 

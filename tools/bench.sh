@@ -19,7 +19,7 @@ csv="$dir/lab$lab.csv"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 {
     echo "# ${gpu:-unknown GPU}, $(date -u +%Y-%m-%d), $variant"
-    echo "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,baseline_rate,ceiling_rate"
+    "$grade" --csv-header
 } > "$csv"
 
 run() { # run LABEL [VAR=value]

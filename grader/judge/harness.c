@@ -89,32 +89,27 @@ static int runner_lost(struct case_run *k, int talk_rc, const char *during)
 {
     char why[512] = "";
     int sigsys = 0;
-    if (talk_rc == TALK_TIMEOUT) {
+    if (talk_rc != TALK_EOF) { /* it is still there: ended here */
         cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
         k->runner_dead = 1;
+    }
+    if (talk_rc == TALK_TIMEOUT)
         return fail(k, CL_ST_TIMEOUT,
                     "no result after %g s%s: the kernel hangs or is far "
                     "too slow (an infinite loop, or a barrier not every "
                     "thread reaches?)",
                     k->limit_s, during);
-    }
-    if (talk_rc == TALK_NO_PAUSE) {
-        cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
-        k->runner_dead = 1;
+    if (talk_rc == TALK_NO_PAUSE)
         return fail(k, CL_ST_CRASH,
                     "the process running your code could not be paused "
                     "within %.0f s after its reply%s (a thread stuck in the "
                     "kernel?)",
                     CL_PAUSE_WAIT_S, during);
-    }
-    if (talk_rc == TALK_BAD) { /* killed here: not a crash of its own */
-        cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
-        k->runner_dead = 1;
+    if (talk_rc == TALK_BAD) /* killed here: not a crash of its own */
         return fail(k, CL_ST_FORBIDDEN,
                     "the grader got a reply the runner did not send%s: "
                     "your code wrote to the grader's socket",
                     during);
-    }
     cl_runner_reap(&k->rn, 1, why, sizeof why, &sigsys);
     k->runner_dead = 1;
     return fail(k, sigsys ? CL_ST_FORBIDDEN : CL_ST_CRASH, "%s%s", why, during);

@@ -3,6 +3,7 @@
 #include "judge/judge.h"
 
 #include "fatal.h"
+#include "fileio.h"
 #include "judge/device.h"
 #include "judge/harness.h"
 
@@ -36,21 +37,6 @@ struct cmd {
 
 #define HELLO_TIMEOUT_S 300.0 /* CUDA start-up plus a first calibration */
 #define STOP_WAIT_S     10.0  /* the judge's clean-up at the end */
-
-static int write_full(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 /* 0: read; 1: end of file; 2: timed out; -1: error */
 static int read_full_timeout(int fd, void *p, size_t n, double timeout_s)
@@ -109,7 +95,7 @@ static void judge_fatal_hook(const char *m)
         msg.r.judge_died = 1;
         snprintf(msg.r.msg, sizeof msg.r.msg, "the grader failed: %s", m);
     }
-    write_full(g_res_fd, &msg, sizeof msg);
+    cl_write_full(g_res_fd, &msg, sizeof msg);
 }
 
 /* The self-test of a judge's death (CPU lab only): CL_TEST_JUDGE_DIES=
@@ -151,7 +137,7 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
         if (cl_gpu_query(&gpu, m.text, sizeof m.text) != 0 ||
             cl_judge_init(1, m.text, sizeof m.text) != 0) {
             m.hello = CL_JUDGE_NO_GPU;
-            write_full(res_fd, &m, sizeof m);
+            cl_write_full(res_fd, &m, sizeof m);
             _exit(0);
         }
         char dir[4096];
@@ -164,7 +150,7 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
     } else {
         cl_judge_init(0, NULL, 0);
     }
-    if (write_full(res_fd, &m, sizeof m) != 0)
+    if (cl_write_full(res_fd, &m, sizeof m) != 0)
         _exit(0);
 
     struct cl_case_opts co = {
@@ -193,7 +179,7 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
         cl_case_run(lab, c.index, &co, &m.r);
         m.r.index = c.index;
         fflush(stdout);
-        if (write_full(res_fd, &m, sizeof m) != 0)
+        if (cl_write_full(res_fd, &m, sizeof m) != 0)
             break;
         g_case = -1;
         if (m.r.restart) {
@@ -302,7 +288,7 @@ void cl_judge_case(struct cl_judge *w, int index, int timing, double limit_s,
     r->index = index;
     struct cmd cmd = {index, timing};
     int rc = -1;
-    if (write_full(w->cmd_fd, &cmd, sizeof cmd) == 0)
+    if (cl_write_full(w->cmd_fd, &cmd, sizeof cmd) == 0)
         rc = read_full_timeout(w->res_fd, &m, sizeof m, limit_s);
     if (rc == 0 && m.type == MSG_RESULT && m.r.index == index) {
         *r = m.r;
@@ -325,7 +311,7 @@ void cl_judge_stop(struct cl_judge *w)
         return;
     struct cmd stop = {-1, 0};
     char eof;
-    write_full(w->cmd_fd, &stop, sizeof stop);
+    cl_write_full(w->cmd_fd, &stop, sizeof stop);
     /* give its clean-up a few seconds, then stop waiting */
     int done = read_full_timeout(w->res_fd, &eof, 1, STOP_WAIT_S) == 1;
     reap(w, !done, NULL, 0);

@@ -93,6 +93,18 @@ static struct cl_devcmp *scratch(void)
     return d;
 }
 
+/* the scratch result, zeroed, its first bad index past the end */
+static struct cl_devcmp *scratch_reset(size_t n, cudaStream_t s)
+{
+    struct cl_devcmp init;
+    memset(&init, 0, sizeof init);
+    init.first_bad = n;
+    struct cl_devcmp *d = scratch();
+    CUDA_CHECK(
+        cudaMemcpyAsync(d, &init, sizeof init, cudaMemcpyHostToDevice, s));
+    return d;
+}
+
 static unsigned grid_for(size_t n)
 {
     size_t b = (n + THREADS - 1) / THREADS;
@@ -103,12 +115,7 @@ extern "C" void cl_compare_device(const void *got, const void *want, size_t n,
                                   int is_int, double atol, double rtol,
                                   struct cl_devcmp *out, cudaStream_t s)
 {
-    struct cl_devcmp init;
-    memset(&init, 0, sizeof init);
-    init.first_bad = n;
-    struct cl_devcmp *d = scratch();
-    CUDA_CHECK(
-        cudaMemcpyAsync(d, &init, sizeof init, cudaMemcpyHostToDevice, s));
+    struct cl_devcmp *d = scratch_reset(n, s);
     if (n) {
         compare_kernel<<<grid_for(n), THREADS, 0, s>>>(got, want, n, is_int,
                                                        atol, rtol, d);
@@ -145,12 +152,8 @@ extern "C" unsigned long long cl_count_poison_device(const void *p, size_t n,
                                                      unsigned long long *first,
                                                      cudaStream_t s)
 {
-    struct cl_devcmp init, res;
-    memset(&init, 0, sizeof init);
-    init.first_bad = n;
-    struct cl_devcmp *d = scratch();
-    CUDA_CHECK(
-        cudaMemcpyAsync(d, &init, sizeof init, cudaMemcpyHostToDevice, s));
+    struct cl_devcmp res;
+    struct cl_devcmp *d = scratch_reset(n, s);
     if (n) {
         poison_kernel<<<grid_for(n), THREADS, 0, s>>>((const unsigned *)p, n,
                                                       d);

@@ -23,6 +23,20 @@ void cl_pad_left(const float *x, float *xp, long long rows, int T, int pad,
 
 struct cudnnContext;
 
+/** cuDNN's elementwise add of Lab 1 (cudnnOpTensor, ADD). */
+struct cl_cudnn_add;
+
+/** c = a + b over @p n floats (device pointers), through cudnnOpTensor
+ *  in FP32; fatal when cuDNN refuses the descriptors. */
+struct cl_cudnn_add *cl_cudnn_add_create(int n, const float *a, const float *b,
+                                         float *c);
+
+/** One add on @p s; 0 or cuDNN's status. */
+int cl_cudnn_add_run(struct cl_cudnn_add *o, cudaStream_t s);
+
+/** Free it (NULL is fine). */
+void cl_cudnn_add_destroy(struct cl_cudnn_add *o);
+
 /** cuDNN's convolution of Lab 2, its algorithm found once. */
 struct cl_cudnn_conv;
 

@@ -16,9 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CASE(name, kind, n, quick)                                             \
+#define CASE(nm, kd, n_, q)                                                    \
     {                                                                          \
-        name, kind, &(const struct selftest_case){n}, quick                    \
+        .name = nm, .kind = kd, .arg = &(const struct selftest_case){.n = n_}, \
+        .quick = q                                                             \
     }
 
 static const struct cl_case cases[] = {
@@ -90,11 +91,14 @@ static int add_run(void *st, int i, cudaStream_t s)
     return 0;
 }
 
-static const struct cl_baseline add = {1,    add_create, add_name, NULL,
-                                       NULL, add_run,    free};
+static const struct cl_baseline add = {.count = 1,
+                                       .create = add_create,
+                                       .name = add_name,
+                                       .run = add_run,
+                                       .destroy = free};
 
 static const char *const forbidden[] = {"z", NULL};
-static const struct cl_caps caps = {NULL, NULL, forbidden, 1};
+static const struct cl_caps caps = {.forbidden = forbidden, .any_import = 1};
 
 const struct cl_lab cl_lab_selftest = {
     .id = "00",

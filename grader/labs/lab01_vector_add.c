@@ -5,20 +5,18 @@
  * ceiling (the faster of cudaMemcpy and a streaming copy kernel, timed in
  * the same run); cudnnOpTensor (ADD) is the library shown beside it.
  */
-#include "protocol/glue.h"
 #include "judge/harness.h"
+#include "labs/baselines.h"
 #include "labs/refs.h"
-
-#include <cudnn.h>
-
-#include "errcheck.h"
+#include "protocol/glue.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CASE(name, kind, n, oa, ob, oc, quick)                                 \
+#define CASE(nm, kd, n, oa, ob, oc, q)                                         \
     {                                                                          \
-        name, kind, &(const struct vadd_case){n, oa, ob, oc}, quick            \
+        .name = nm, .kind = kd,                                                \
+        .arg = &(const struct vadd_case){n, oa, ob, oc}, .quick = q            \
     }
 
 static const struct cl_case cases[] = {
@@ -71,32 +69,15 @@ static int check(struct cl_check *ck)
     return cl_verdict(&cmp, what, ck->r);
 }
 
-// ---- the baseline: cudnnOpTensor (ADD) --------------------------------------
-
-struct op {
-    cudnnTensorDescriptor_t desc;
-    cudnnOpTensorDescriptor_t add;
-    const float *a, *b;
-    float *c;
-};
+// ---- the baseline: cudnnOpTensor (ADD), labs/cudnn_optensor.c ---------------
 
 static void *op_create(const struct cl_base_ctx *b, char *why, size_t len)
 {
     const struct vadd_case *c = b->arg;
-    struct op *o = cl_xcalloc(1, sizeof *o);
     (void)why;
     (void)len;
-    CUDNN_CHECK(cudnnCreateTensorDescriptor(&o->desc));
-    CUDNN_CHECK(cudnnCreateOpTensorDescriptor(&o->add));
-    CUDNN_CHECK(cudnnSetOpTensorDescriptor(o->add, CUDNN_OP_TENSOR_ADD,
-                                           CUDNN_DATA_FLOAT,
-                                           CUDNN_NOT_PROPAGATE_NAN));
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(o->desc, CUDNN_TENSOR_NCHW,
-                                           CUDNN_DATA_FLOAT, 1, 1, 1, c->n));
-    o->a = b->in[VADD_A];
-    o->b = b->in[VADD_B];
-    o->c = b->out[VADD_C];
-    return o;
+    return cl_cudnn_add_create(c->n, b->in[VADD_A], b->in[VADD_B],
+                               b->out[VADD_C]);
 }
 
 static const char *op_name(void *st, int i)
@@ -108,30 +89,25 @@ static const char *op_name(void *st, int i)
 
 static int op_run(void *st, int i, cudaStream_t s)
 {
-    struct op *o = st;
-    const float one = 1.0f, zero = 0.0f;
-    cudnnHandle_t h = cl_judge_cudnn();
     (void)i;
-    CUDNN_CHECK(cudnnSetStream(h, s));
-    return (int)cudnnOpTensor(h, o->add, &one, o->desc, o->a, &one, o->desc,
-                              o->b, &zero, o->desc, o->c);
+    return cl_cudnn_add_run(st, s);
 }
 
 static void op_destroy(void *st)
 {
-    struct op *o = st;
-    CUDNN_CHECK(cudnnDestroyOpTensorDescriptor(o->add));
-    CUDNN_CHECK(cudnnDestroyTensorDescriptor(o->desc));
-    free(o);
+    cl_cudnn_add_destroy(st);
 }
 
-static const struct cl_baseline opt = {1,    op_create, op_name,   NULL,
-                                       NULL, op_run,    op_destroy};
+static const struct cl_baseline opt = {.count = 1,
+                                       .create = op_create,
+                                       .name = op_name,
+                                       .run = op_run,
+                                       .destroy = op_destroy};
 
 static const char *const forbidden[] = {"cublas", "cudnn",    "curand",
                                         "cufft",  "cusparse", "cusolver",
                                         "npp",    "nvjpeg",   NULL};
-static const struct cl_caps caps = {NULL, NULL, forbidden, 0};
+static const struct cl_caps caps = {.forbidden = forbidden};
 
 const struct cl_lab cl_lab_vector_add = {
     .id = "01",

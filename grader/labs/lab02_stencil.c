@@ -18,15 +18,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define A(name, kind, n, r, quick)                                             \
+#define A(nm, kd, n_, r, q)                                                    \
     {                                                                          \
-        name, kind, &(const struct stencil_case){STENCIL_A, n, r, 0, 0, 0, 0}, \
-            quick                                                              \
+        .name = nm, .kind = kd,                                                \
+        .arg = &(const struct stencil_case){.part = STENCIL_A,                 \
+                                            .n = n_,                           \
+                                            .radius = r},                      \
+        .quick = q                                                             \
     }
-#define B(name, kind, b, c, t, k, quick)                                       \
+#define B(nm, kd, b, c, t, k, q)                                               \
     {                                                                          \
-        name, kind, &(const struct stencil_case){STENCIL_B, 0, 0, b, c, t, k}, \
-            quick                                                              \
+        .name = nm, .kind = kd,                                                \
+        .arg =                                                                 \
+            &(const struct stencil_case){                                      \
+                .part = STENCIL_B, .B = b, .C = c, .T = t, .K = k},            \
+        .quick = q                                                             \
     }
 
 static const struct cl_case cases[] = {
@@ -180,12 +186,15 @@ static void conv_destroy(void *st)
     free(v);
 }
 
-static const struct cl_baseline conv = {1,    conv_create, conv_name,   NULL,
-                                        NULL, conv_run,    conv_destroy};
+static const struct cl_baseline conv = {.count = 1,
+                                        .create = conv_create,
+                                        .name = conv_name,
+                                        .run = conv_run,
+                                        .destroy = conv_destroy};
 
 static const char *const forbidden[] = {
     "cublas", "cudnn", "curand", "cufft", "cusparse", "cusolver", "npp", NULL};
-static const struct cl_caps caps = {NULL, NULL, forbidden, 0};
+static const struct cl_caps caps = {.forbidden = forbidden};
 
 const struct cl_lab cl_lab_stencil = {
     .id = "02",

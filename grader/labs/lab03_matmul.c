@@ -18,9 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CASE(name, kind, m, n, k, quick)                                       \
+#define CASE(nm, kd, m, n, k, q)                                               \
     {                                                                          \
-        name, kind, &(const struct mm_case){m, n, k}, quick                    \
+        .name = nm, .kind = kd,                                                \
+        .arg = &(const struct mm_case){.M = m, .N = n, .K = k}, .quick = q     \
     }
 
 static const struct cl_case cases[] = {
@@ -130,12 +131,15 @@ static int gemm_run(void *st, int i, cudaStream_t s)
                             g->B, g->N, g->A, g->K, &zero, g->C, g->N);
 }
 
-static const struct cl_baseline gemm = {1,    gemm_create, gemm_name, NULL,
-                                        NULL, gemm_run,    free};
+static const struct cl_baseline gemm = {.count = 1,
+                                        .create = gemm_create,
+                                        .name = gemm_name,
+                                        .run = gemm_run,
+                                        .destroy = free};
 
 static const char *const forbidden[] = {"cublas", "cudnn", "cusparse",
                                         "cusolver", NULL};
-static const struct cl_caps caps = {NULL, NULL, forbidden, 0};
+static const struct cl_caps caps = {.forbidden = forbidden};
 
 const struct cl_lab cl_lab_matmul = {
     .id = "03",

@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CASE(name, kind, list, count, n, quick)                                \
+#define CASE(nm, kd, l, c, n_, q)                                              \
     {                                                                          \
-        name, kind, &(const struct adamw_case){list, count, n}, quick          \
+        .name = nm, .kind = kd,                                                \
+        .arg = &(const struct adamw_case){.list = l, .count = c, .n = n_},     \
+        .quick = q                                                             \
     }
 
 static const struct cl_case cases[] = {
@@ -241,11 +243,15 @@ static void loop_destroy(void *st)
     free(lp);
 }
 
-static const struct cl_baseline loop = {
-    1, loop_create, loop_name, NULL, loop_prepare, loop_run, loop_destroy};
+static const struct cl_baseline loop = {.count = 1,
+                                        .create = loop_create,
+                                        .name = loop_name,
+                                        .prepare = loop_prepare,
+                                        .run = loop_run,
+                                        .destroy = loop_destroy};
 
 static const char *const forbidden[] = {"cublas", "cudnn", NULL};
-static const struct cl_caps caps = {NULL, NULL, forbidden, 0};
+static const struct cl_caps caps = {.forbidden = forbidden};
 
 const struct cl_lab cl_lab_adamw = {
     .id = "04",

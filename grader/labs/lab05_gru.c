@@ -14,6 +14,7 @@
  * persist-dynamic); all are timed and the fastest is the baseline.
  */
 #include "labs/baselines.h"
+#include "labs/labs.h"
 #include "protocol/glue.h"
 #include "judge/harness.h"
 #include "labs/refs.h"
@@ -27,14 +28,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CELL(name, b, i, h, quick)                                             \
+#define CELL(nm, b, i, h, q)                                                   \
     {                                                                          \
-        name, CL_CASE_CORRECT,                                                 \
-            &(const struct gru_case){GRU_CELL, 1, b, i, h, 1}, quick           \
+        .name = nm, .kind = CL_CASE_CORRECT,                                   \
+        .arg =                                                                 \
+            &(const struct gru_case){                                          \
+                .part = GRU_CELL, .T = 1, .B = b, .I = i, .H = h, .L = 1},     \
+        .quick = q                                                             \
     }
-#define FWD(name, kind, t, b, i, h, l, quick)                                  \
+#define FWD(nm, kd, t, b, i, h, l, q)                                          \
     {                                                                          \
-        name, kind, &(const struct gru_case){GRU_FWD, t, b, i, h, l}, quick    \
+        .name = nm, .kind = kd,                                                \
+        .arg =                                                                 \
+            &(const struct gru_case){                                          \
+                .part = GRU_FWD, .T = t, .B = b, .I = i, .H = h, .L = l},      \
+        .quick = q                                                             \
     }
 
 static const struct cl_case cases[] = {
@@ -245,15 +253,13 @@ static void dnn_destroy(void *st)
     free(d);
 }
 
-static const struct cl_baseline dnn = {CL_GRU_ALGOS, dnn_create,  dnn_name,
-                                       dnn_usable,   dnn_prepare, dnn_run,
-                                       dnn_destroy};
-
-static const char *const forbidden[] = {"cudnn", NULL};
-static const char *const imports[] = {"cublas*", NULL};
-static const char *const libraries[] = {"libcublas.so*", "libcublasLt.so*",
-                                        NULL};
-static const struct cl_caps caps = {imports, libraries, forbidden, 0};
+static const struct cl_baseline dnn = {.count = CL_GRU_ALGOS,
+                                       .create = dnn_create,
+                                       .name = dnn_name,
+                                       .usable = dnn_usable,
+                                       .prepare = dnn_prepare,
+                                       .run = dnn_run,
+                                       .destroy = dnn_destroy};
 
 const struct cl_lab cl_lab_gru = {
     .id = "05",
@@ -261,7 +267,7 @@ const struct cl_lab cl_lab_gru = {
     .title = "GRU: a fused cell and a persistent layer",
     .source = "labs/05-gru/gru.cu",
     .todo = "TODO(lab5)",
-    .caps = &caps,
+    .caps = &cl_caps_cublas_allowed,
     .baseline = "best cuDNN",
     .ceiling = NULL,
     .metric = CL_METRIC_TFLOPS,

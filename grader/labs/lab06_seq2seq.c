@@ -17,6 +17,7 @@
  * captured once in a CUDA graph; the faster is the baseline.
  */
 #include "labs/baselines.h"
+#include "labs/labs.h"
 #include "protocol/glue.h"
 #include "judge/harness.h"
 #include "labs/refs.h"
@@ -34,9 +35,18 @@
 #define MID   48, 100
 #define BIG   256, 512
 
-#define CASE(name, kind, k, s, t, b, v, e, h, quick)                           \
+#define CASE(nm, kd, k, s, t, b, v, e, h, q)                                   \
     {                                                                          \
-        name, kind, &(const struct s2s_case){k, s, t, b, v, v, e, h}, quick    \
+        .name = nm, .kind = kd,                                                \
+        .arg = &(const struct s2s_case){.kind = k,                             \
+                                        .S = s,                                \
+                                        .T = t,                                \
+                                        .B = b,                                \
+                                        .v_src = v,                            \
+                                        .v_tgt = v,                            \
+                                        .E = e,                                \
+                                        .H = h},                               \
+        .quick = q                                                             \
     }
 /* d: SMALL, MID or BIG, two arguments once expanded */
 #define CORRECT(name, k, s, t, b, v, d, quick)                                 \
@@ -402,15 +412,13 @@ static void pipe_destroy(void *st)
     free(p);
 }
 
-static const struct cl_baseline pipeline = {
-    2,        pipe_create, pipe_name, pipe_usable, pipe_prepare,
-    pipe_run, pipe_destroy};
-
-static const char *const forbidden[] = {"cudnn", NULL};
-static const char *const imports[] = {"cublas*", NULL};
-static const char *const libraries[] = {"libcublas.so*", "libcublasLt.so*",
-                                        NULL};
-static const struct cl_caps caps = {imports, libraries, forbidden, 0};
+static const struct cl_baseline pipeline = {.count = 2,
+                                            .create = pipe_create,
+                                            .name = pipe_name,
+                                            .usable = pipe_usable,
+                                            .prepare = pipe_prepare,
+                                            .run = pipe_run,
+                                            .destroy = pipe_destroy};
 
 const struct cl_lab cl_lab_seq2seq = {
     .id = "06",
@@ -418,7 +426,7 @@ const struct cl_lab cl_lab_seq2seq = {
     .title = "Seq2seq: greedy decoding, encoder to argmax",
     .source = "labs/06-seq2seq/seq2seq.cu",
     .todo = "TODO(lab6)",
-    .caps = &caps,
+    .caps = &cl_caps_cublas_allowed,
     .baseline = "cuDNN pipeline",
     .ceiling = NULL,
     .metric = CL_METRIC_TFLOPS,

@@ -22,6 +22,14 @@ const struct cl_lab *const cl_labs[] = {
 
 static const struct cl_lab *const hidden[] = {&cl_lab_selftest, NULL};
 
+static const char *const cublas_imports[] = {"cublas*", NULL};
+static const char *const cublas_libraries[] = {"libcublas.so*",
+                                               "libcublasLt.so*", NULL};
+static const char *const no_cudnn[] = {"cudnn", NULL};
+const struct cl_caps cl_caps_cublas_allowed = {.imports = cublas_imports,
+                                               .libraries = cublas_libraries,
+                                               .forbidden = no_cudnn};
+
 static int matches(const struct cl_lab *lab, const char *name)
 {
     char full[128];

@@ -21,6 +21,10 @@ extern const struct cl_lab *const cl_labs[];
 const struct cl_lab *cl_lab_find(const char *name,
                                  const struct cl_lab *const *extra);
 
+/** What Labs 5 and 6 allow: cuBLAS (its imports and libraries), never
+ *  cuDNN (their baseline). */
+extern const struct cl_caps cl_caps_cublas_allowed;
+
 #ifdef __cplusplus
 }
 #endif

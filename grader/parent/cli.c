@@ -64,6 +64,7 @@ static void usage(FILE *f, const char *prog)
             "                      filter lacks and every file opened "
             "(tools/syscall-census.sh)\n"
             "      --csv FILE      append timed cases as CSV to FILE\n"
+            "      --csv-header    print the CSV's column names\n"
             "      --label TEXT    name the code in the CSV (default: "
             "student)\n"
             "      --cache DIR     calibration cache directory\n"
@@ -241,6 +242,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         OPT_TOOL,
         OPT_NOTRACE,
         OPT_CENSUS,
+        OPT_CSV_HEADER,
         OPT_FORMAT,
         OPT_ASSIGNMENT,
         OPT_CLASSROOM
@@ -270,6 +272,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         {"tool-mode", no_argument, NULL, OPT_TOOL},
         {"no-trace", no_argument, NULL, OPT_NOTRACE},
         {"syscall-census", no_argument, NULL, OPT_CENSUS},
+        {"csv-header", no_argument, NULL, OPT_CSV_HEADER},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"assignment", required_argument, NULL, OPT_ASSIGNMENT},
         {"classroom", required_argument, NULL, OPT_CLASSROOM},
@@ -331,6 +334,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case OPT_TOOL: o.tool_mode = 1; break;
         case OPT_NOTRACE: o.no_trace = 1; break;
         case OPT_CENSUS: o.census = 1; break;
+        case OPT_CSV_HEADER: cl_report_csv_header(stdout); return CL_EXIT_OK;
         case OPT_FORMAT:
             if (cl_book_format_parse(optarg, &book))
                 return usage_error(prog,

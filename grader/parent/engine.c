@@ -29,21 +29,6 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int write_full(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
                         struct cl_grade *g)
 {
@@ -91,7 +76,7 @@ static int seal_submission(const char *path, unsigned char **bytes,
         return -1;
     }
     int fd = memfd_create("submission.so", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0 || write_full(fd, buf, *size) != 0 ||
+    if (fd < 0 || cl_write_full(fd, buf, *size) != 0 ||
         fcntl(fd, F_ADD_SEALS,
               F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
         snprintf(why, len, "cannot copy the submission: %s", strerror(errno));

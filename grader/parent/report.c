@@ -448,14 +448,19 @@ char *cl_report_json(const struct cl_grade *g)
     return text;
 }
 
+void cl_report_csv_header(FILE *f)
+{
+    fprintf(f, "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,"
+               "baseline_rate,ceiling_rate,ratio\n");
+}
+
 void cl_report_csv(FILE *f, const struct cl_grade *g, const char *label,
                    int header)
 {
     const struct cl_lab *lab = g->lab;
     double scale = lab->metric == CL_METRIC_GBPS ? 1e9 : 1e12;
     if (header)
-        fprintf(f, "lab,code,case,work,time_ms,baseline_ms,ceiling_ms,rate,"
-                   "baseline_rate,ceiling_rate,ratio\n");
+        cl_report_csv_header(f);
     for (int k = 0; k < g->n; k++) {
         const struct cl_result *r = &g->r[k];
         if (!r->timed || r->t_ms <= 0 || r->status != CL_ST_PASS)

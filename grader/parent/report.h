@@ -41,6 +41,10 @@ char *cl_report_json(const struct cl_grade *g);
 /** Write cl_report_json() to @p path atomically; 0 on success. */
 int cl_report_write_json(const struct cl_grade *g, const char *path);
 
+/** The CSV's header line, the one owner of its column names (tools/bench.sh
+ *  prints it with grade --csv-header). */
+void cl_report_csv_header(FILE *f);
+
 /**
  * One CSV line per timed case of @p g (with a header line when @p header):
  * lab, code label, case, work (bytes or FLOPs per call), the medians of the

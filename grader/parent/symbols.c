@@ -456,6 +456,17 @@ const char *cl_caps_refusal(const struct cl_caps *caps, const char *name)
     return "not on the list of what a lab submission may call";
 }
 
+/* a symbol or library of a library the lab forbids */
+static enum cl_caps_verdict forbidden_use(const char *what, char *why,
+                                          size_t len)
+{
+    snprintf(why, len,
+             "the submission uses '%s', from a library this lab forbids: "
+             "the work must be your own kernels",
+             what);
+    return CL_CAPS_FORBIDDEN;
+}
+
 enum cl_caps_verdict cl_caps_check(const struct cl_caps *caps,
                                    const char *const *entries,
                                    const struct cl_symtab *t, char *why,
@@ -474,13 +485,8 @@ enum cl_caps_verdict cl_caps_check(const struct cl_caps *caps,
     int named = 0;
     for (size_t i = 0; i < t->nundefined; i++) {
         const char *s = t->undefined[i];
-        if (cl_caps_forbids(caps, s)) {
-            snprintf(why, len,
-                     "the submission uses '%s', from a library this lab "
-                     "forbids: the work must be your own kernels",
-                     s);
-            return CL_CAPS_FORBIDDEN;
-        }
+        if (cl_caps_forbids(caps, s))
+            return forbidden_use(s, why, len);
         const char *no =
             caps && caps->any_import ? NULL : cl_caps_refusal(caps, s);
         int is_named = no && strcmp(no, "not on the list of what a lab "
@@ -504,13 +510,8 @@ enum cl_caps_verdict cl_caps_check(const struct cl_caps *caps,
     }
     for (size_t i = 0; i < t->nneeded; i++) {
         const char *lib = t->needed[i];
-        if (cl_caps_library_forbidden(caps, lib)) {
-            snprintf(why, len,
-                     "the submission uses '%s', from a library this lab "
-                     "forbids: the work must be your own kernels",
-                     lib);
-            return CL_CAPS_FORBIDDEN;
-        }
+        if (cl_caps_library_forbidden(caps, lib))
+            return forbidden_use(lib, why, len);
         if (!(caps && caps->any_import) && !match_any(common_libraries, lib) &&
             !(caps && match_any(caps->libraries, lib))) {
             snprintf(why, len,
