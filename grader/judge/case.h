@@ -10,6 +10,7 @@
 #include "judge/harness.h"
 #include "judge/measure.h"
 #include "judge/runner_ctl.h"
+#include "rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,9 +62,25 @@ struct case_run {
     struct cl_result *r; /* the verdict */
 };
 
-/** The seed of call @p call: the run's seed in the check round, then the
- *  case's private salt mixed in (harness.c). */
-uint64_t cl_case_seed(const struct case_run *k, int call);
+/** The seed of call @p call: the run's seed in the check round; the calls
+ *  after it (warm-ups, timed calls) also take the case's private salt,
+ *  which the runner never sees: the seed has 10^9 values, found by search
+ *  from the first call's inputs in about a second, and from it every later
+ *  input would be known in advance (answers computed while nothing is
+ *  timed, then copied). */
+static inline uint64_t cl_case_seed(const struct case_run *k, int call)
+{
+    if (call < k->plan.check_calls)
+        return k->o->seed;
+    return cl_mix64(k->o->seed ^ k->salt ^
+                    cl_mix64(0x9e3779b97f4a7c15ULL * (uint64_t)(k->index + 1) +
+                             (uint64_t)call));
+}
+
+/** The case's verdict: status @p st and the message; returns 1 (the
+ *  protocol's steps return it when they end the case). */
+int cl_case_fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /** Free the host copies of outputs (and of the baseline's) a check made. */
 void cl_case_forget_outputs(struct case_run *k);

@@ -4,7 +4,9 @@
 
 #include "errcheck.h"
 #include "guard.h"
+#include "judge/baseline.h"
 #include "judge/case.h"
+#include "judge/clock.h"
 #include "judge/judge_gpu.h"
 #include "judge/measure.h"
 #include "judge/trace.h"
@@ -32,30 +34,10 @@
  * with each timed call */
 #define FRAMES (DRY_RUNS + MAX_SAMPLES + TRACE_SPOTS)
 
-/* ---- the case's seeds ------------------------------------------------------
- */
-
-/* the check round replays from the seed; the calls after it (warm-ups,
- * timed calls) also take the case's private salt, which the runner never
- * sees: the seed has 10^9 values, found by search from the first call's
- * inputs in about a second, and from it every later input would be known
- * in advance (answers computed while nothing is timed, then copied) */
-uint64_t cl_case_seed(const struct case_run *k, int call)
-{
-    if (call < k->plan.check_calls)
-        return k->o->seed;
-    return cl_mix64(k->o->seed ^ k->salt ^
-                    cl_mix64(0x9e3779b97f4a7c15ULL * (uint64_t)(k->index + 1) +
-                             (uint64_t)call));
-}
-
 /* ---- verdicts ---------------------------------------------------------------
  */
 
-static int fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
+int cl_case_fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -94,25 +76,28 @@ static int runner_lost(struct case_run *k, int talk_rc, const char *during)
         k->runner_dead = 1;
     }
     if (talk_rc == TALK_TIMEOUT)
-        return fail(k, CL_ST_TIMEOUT,
-                    "no result after %g s%s: the kernel hangs or is far "
-                    "too slow (an infinite loop, or a barrier not every "
-                    "thread reaches?)",
-                    k->limit_s, during);
+        return cl_case_fail(
+            k, CL_ST_TIMEOUT,
+            "no result after %g s%s: the kernel hangs or is far "
+            "too slow (an infinite loop, or a barrier not every "
+            "thread reaches?)",
+            k->limit_s, during);
     if (talk_rc == TALK_NO_PAUSE)
-        return fail(k, CL_ST_CRASH,
-                    "the process running your code could not be paused "
-                    "within %.0f s after its reply%s (a thread stuck in the "
-                    "kernel?)",
-                    CL_PAUSE_WAIT_S, during);
+        return cl_case_fail(
+            k, CL_ST_CRASH,
+            "the process running your code could not be paused "
+            "within %.0f s after its reply%s (a thread stuck in the "
+            "kernel?)",
+            CL_PAUSE_WAIT_S, during);
     if (talk_rc == TALK_BAD) /* killed here: not a crash of its own */
-        return fail(k, CL_ST_FORBIDDEN,
-                    "the grader got a reply the runner did not send%s: "
-                    "your code wrote to the grader's socket",
-                    during);
+        return cl_case_fail(k, CL_ST_FORBIDDEN,
+                            "the grader got a reply the runner did not send%s: "
+                            "your code wrote to the grader's socket",
+                            during);
     cl_runner_reap(&k->rn, 1, why, sizeof why, &sigsys);
     k->runner_dead = 1;
-    return fail(k, sigsys ? CL_ST_FORBIDDEN : CL_ST_CRASH, "%s%s", why, during);
+    return cl_case_fail(k, sigsys ? CL_ST_FORBIDDEN : CL_ST_CRASH, "%s%s", why,
+                        during);
 }
 
 /* forbidden libraries, or the grader's own references, mapped into the
@@ -122,17 +107,19 @@ static int maps_check(struct case_run *k)
     char hit[512] = "";
     switch (cl_runner_maps(&k->rn, k->lab->caps, hit, sizeof hit)) {
     case CL_MAPS_OWN:
-        return fail(k, CL_ST_FORBIDDEN,
-                    "a file of the grader's own references was loaded into "
-                    "the process running your code (%s): the work must be "
-                    "your own",
-                    hit);
+        return cl_case_fail(
+            k, CL_ST_FORBIDDEN,
+            "a file of the grader's own references was loaded into "
+            "the process running your code (%s): the work must be "
+            "your own",
+            hit);
     case CL_MAPS_LIBRARY:
-        return fail(k, CL_ST_FORBIDDEN,
-                    "a library this lab forbids was loaded into the process "
-                    "running your code (%s): the work must be your own "
-                    "kernels",
-                    hit);
+        return cl_case_fail(
+            k, CL_ST_FORBIDDEN,
+            "a library this lab forbids was loaded into the process "
+            "running your code (%s): the work must be your own "
+            "kernels",
+            hit);
     default: return 0;
     }
 }
@@ -154,22 +141,22 @@ static int start_runner(struct case_run *k)
         .submission_fd = k->o->submission_fd,
     };
     if (cl_runner_spawn(&k->rn, &sp, why, sizeof why) != 0)
-        return fail(k, CL_ST_INTERNAL, "%s", why);
+        return cl_case_fail(k, CL_ST_INTERNAL, "%s", why);
     int rc = cl_runner_hello(&k->rn, HELLO_TIMEOUT_S);
     if (rc != TALK_OK) {
         cl_runner_reap(&k->rn, 1, why, sizeof why, NULL);
         k->runner_dead = 1;
-        return fail(k, CL_ST_INTERNAL, "the runner did not start (%s)",
-                    rc == TALK_TIMEOUT ? "timed out"
-                    : why[0]           ? why
-                                       : "no answer");
+        return cl_case_fail(k, CL_ST_INTERNAL, "the runner did not start (%s)",
+                            rc == TALK_TIMEOUT ? "timed out"
+                            : why[0]           ? why
+                                               : "no answer");
     }
     k->r->sandbox = k->rn.hello.sandboxed;
     k->r->runner_uid = k->rn.hello.uid;
     if (!k->rn.hello.ok) {
         cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
         k->runner_dead = 1;
-        return fail(k, CL_ST_INTERNAL, "%s", k->rn.hello.why);
+        return cl_case_fail(k, CL_ST_INTERNAL, "%s", k->rn.hello.why);
     }
     if (k->rn.hello.sandbox[0])
         fprintf(stderr, "grade: runner sandbox: %s\n", k->rn.hello.sandbox);
@@ -204,24 +191,27 @@ static int alloc_buffers(struct case_run *k, int asked)
     /* the workspace comes after the submission loaded: from then on what
      * the runner says may be the submission's doing, and costs it */
     if (got->n != m->n)
-        return asked ? fail(k, CL_ST_CUDA,
-                            "the process running your code could not "
-                            "allocate the workspace your function asked for "
-                            "(out of GPU memory: does your code hold "
-                            "memory of its own?)")
-                     : fail(k, CL_ST_INTERNAL,
-                            "the runner could not allocate the case's "
-                            "buffers (out of GPU memory?)");
+        return asked ? cl_case_fail(
+                           k, CL_ST_CUDA,
+                           "the process running your code could not "
+                           "allocate the workspace your function asked for "
+                           "(out of GPU memory: does your code hold "
+                           "memory of its own?)")
+                     : cl_case_fail(k, CL_ST_INTERNAL,
+                                    "the runner could not allocate the case's "
+                                    "buffers (out of GPU memory?)");
     for (int j = 0; j < got->n; j++) {
         int i = m->b[j].index; /* ours, not the reply's */
         if (cl_gbuf_import(&k->hb[i], got->b[j].handle) != 0)
-            return asked ? fail(k, CL_ST_FORBIDDEN,
-                                "the process running your code answered "
-                                "with memory that is not the workspace "
-                                "the grader planned (a forged handle)")
-                         : fail(k, CL_ST_INTERNAL,
-                                "the runner's buffer %s could not be mapped",
-                                k->plan.buf[i].name);
+            return asked
+                       ? cl_case_fail(k, CL_ST_FORBIDDEN,
+                                      "the process running your code answered "
+                                      "with memory that is not the workspace "
+                                      "the grader planned (a forged handle)")
+                       : cl_case_fail(
+                             k, CL_ST_INTERNAL,
+                             "the runner's buffer %s could not be mapped",
+                             k->plan.buf[i].name);
     }
     cl_mem_sync();
     return 0;
@@ -254,8 +244,9 @@ static int map_buffers(struct case_run *k)
     if (rc != TALK_OK)
         return runner_lost(k, rc, " while mapping the buffers");
     if (!rep->ok)
-        return fail(k, CL_ST_INTERNAL,
-                    "the runner could not map the buffers: %.400s", rep->why);
+        return cl_case_fail(k, CL_ST_INTERNAL,
+                            "the runner could not map the buffers: %.400s",
+                            rep->why);
     return 0;
 }
 
@@ -293,8 +284,8 @@ static int dry_runs(struct case_run *k)
         if (rc != TALK_OK)
             return runner_lost(k, rc, " (the runner's own frame)");
         if (!rep->ok || rep->cuda_err)
-            return fail(k, CL_ST_INTERNAL, "the runner's frame failed: %.400s",
-                        rep->why);
+            return cl_case_fail(k, CL_ST_INTERNAL,
+                                "the runner's frame failed: %.400s", rep->why);
     }
     return 0;
 }
@@ -314,7 +305,7 @@ static int load_submission(struct case_run *k)
     if (!rep->ok) {
         rep->why[sizeof rep->why - 1] = '\0';
         k->r->load_failed = 1;
-        return fail(k, CL_ST_CRASH, "%s", rep->why);
+        return cl_case_fail(k, CL_ST_CRASH, "%s", rep->why);
     }
     return maps_check(k);
 }
@@ -333,21 +324,23 @@ static int ask_workspace(struct case_run *k)
         if (rc != TALK_OK)
             return runner_lost(k, rc, " in your workspace-size function");
         if (!rep->ok) /* after the load: the submission's process failed */
-            return fail(k, CL_ST_CRASH,
-                        "the process running your code failed in your "
-                        "workspace-size function: %.400s",
-                        rep->why);
+            return cl_case_fail(k, CL_ST_CRASH,
+                                "the process running your code failed in your "
+                                "workspace-size function: %.400s",
+                                rep->why);
         if (rep->cuda_err)
-            return fail(k, CL_ST_CUDA,
-                        "CUDA error in your workspace-size function: %.60s "
-                        "(%.300s)",
-                        rep->err_name, rep->why);
+            return cl_case_fail(
+                k, CL_ST_CUDA,
+                "CUDA error in your workspace-size function: %.60s "
+                "(%.300s)",
+                rep->err_name, rep->why);
         if (rep->value > WORKSPACE_CAP)
-            return fail(k, CL_ST_WRONG,
-                        "your workspace-size function asked for %llu bytes; "
-                        "the grader gives at most %llu",
-                        (unsigned long long)rep->value,
-                        (unsigned long long)WORKSPACE_CAP);
+            return cl_case_fail(
+                k, CL_ST_WRONG,
+                "your workspace-size function asked for %llu bytes; "
+                "the grader gives at most %llu",
+                (unsigned long long)rep->value,
+                (unsigned long long)WORKSPACE_CAP);
         size_t bytes = (size_t)rep->value;
         k->plan.buf[i].count = (bytes + 3) / 4;
         if (cl_judge_gpu())
@@ -356,91 +349,6 @@ static int ask_workspace(struct case_run *k)
             cl_gbuf_alloc(&k->hb[i], bytes, k->plan.buf[i].offset);
     }
     return share_buffers(k, 1);
-}
-
-/* ---- the baseline -----------------------------------------------------------
- */
-
-static int base_count(const struct case_run *k)
-{
-    return k->base ? k->base->count : 0;
-}
-
-/* Everything the judge needs for the case, made before the runner starts:
- * its own copies of the inputs, the baseline's outputs, the ceiling's
- * buffers and the baseline itself (handles, workspaces). A submission that
- * takes all the GPU's memory then fails alone, never the judge. */
-static int base_create(struct case_run *k);
-
-static int judge_resources(struct case_run *k)
-{
-    if (cl_judge_gpu())
-        for (int i = 0; i < k->plan.nbuf; i++) {
-            enum cl_role role = k->plan.buf[i].role;
-            if (!k->plan.buf[i].ask && (role == CL_IN || role == CL_STATE))
-                cl_gbuf_own(&k->hb[i]);
-        }
-    if (k->timing_case && k->plan.ceil_bytes > 0 && cl_judge_gpu()) {
-        size_t bytes = (size_t)(k->plan.ceil_bytes / 2);
-        k->ceil.base = cl_judge_alloc(bytes);
-        cl_mem_set(k->ceil.base, 1, bytes);
-        k->ceil.ptr = k->ceil.base;
-        k->ceil.mirror = cl_judge_alloc(bytes);
-    }
-    int rc = base_create(k);
-    cl_mem_sync();
-    return rc;
-}
-
-static int base_create(struct case_run *k)
-{
-    if (!k->base)
-        return 0;
-    if (k->base->count < 1 || k->base->count > CL_MAX_BASELINES)
-        return fail(k, CL_ST_INTERNAL,
-                    "the lab has %d baselines; the grader takes 1 to %d",
-                    k->base->count, CL_MAX_BASELINES);
-    char why[512] = "";
-    for (int i = 0; i < k->plan.nbuf; i++) {
-        k->in_ptrs[i] = k->hb[i].native ? k->hb[i].native : k->hb[i].ptr;
-        const struct cl_buf_plan *p = &k->plan.buf[i];
-        if (p->role == CL_OUT || p->role == CL_STATE) {
-            if (!k->hb[i].mirror)
-                k->hb[i].mirror = cl_judge_alloc(k->hb[i].bytes);
-            k->out_ptrs[i] = k->hb[i].mirror;
-        }
-    }
-    struct cl_base_ctx b = {k->arg, &k->plan, k->o->data, k->in_ptrs,
-                            k->out_ptrs};
-    k->base_st = k->base->create(&b, why, sizeof why);
-    if (!k->base_st)
-        return fail(k, CL_ST_INTERNAL, "baseline: %.900s", why);
-    int any = 0;
-    for (int i = 0; i < base_count(k); i++) {
-        k->base_ok[i] =
-            !k->base->usable || k->base->usable(k->base_st, i, why, sizeof why);
-        any |= k->base_ok[i];
-    }
-    if (!any)
-        return fail(k, CL_ST_INTERNAL, "baseline: %.900s", why);
-    return 0;
-}
-
-static int base_run(struct case_run *k, int i)
-{
-    int st = k->base->run(k->base_st, i, cl_judge_stream());
-    if (st != 0)
-        return fail(k, CL_ST_INTERNAL, "baseline %s refused to run (status %d)",
-                    k->base->name(k->base_st, i), st);
-    return 0;
-}
-
-static int first_base(const struct case_run *k)
-{
-    for (int i = 0; i < base_count(k); i++)
-        if (k->base_ok[i])
-            return i;
-    return -1;
 }
 
 /* ---- a call -----------------------------------------------------------------
@@ -457,69 +365,6 @@ struct shot {
     struct cl_trace trace;
 };
 
-/* the check that stops the judge's clock: run by cl_runner_talk_clocked()
- * between the reply and the pause */
-struct clock_stop {
-    struct case_run *k;
-    unsigned bad;
-};
-
-static void stop_clock(void *ctx)
-{
-    struct clock_stop *cs = ctx;
-    cs->bad = cl_case_sample(cs->k, cl_private_random());
-}
-
-/* ---- the GPU proved idle ------------------------------------------------
- */
-
-/* the probe's length: longer than the GPU's time slice between contexts
- * (2.4 ms on an H100 with driver 580, measured 2026-11-26), so that any
- * other context with work takes a slice in it: a gap in its reads; work
- * running when it is launched makes it start a slice late */
-#define PROBE_NS      3000000ULL
-#define PROBE_RETRIES 3      /* a busy probe is tried again, 2 ms apart */
-#define PROBE_GAP_US  100.0  /* idle: 0.1 us at most between reads */
-#define PROBE_LATE_US 1000.0 /* idle: 20-40 us from launch to start */
-
-/* what the probe sees on an idle GPU, measured once per judge */
-static struct {
-    int done;
-    double gap_us, late_us; /* the most of each: idle limits */
-} calm;
-
-static void calibrate_probe(void)
-{
-    if (calm.done)
-        return;
-    calm.done = 1;
-    calm.gap_us = 0;
-    calm.late_us = 0;
-    struct cl_probe first; /* the first launch loads the module: not counted */
-    cl_idle_probe(PROBE_NS, cl_judge_stream(), &first);
-    for (int i = 0; i < 4; i++) {
-        struct cl_probe p;
-        cl_idle_probe(PROBE_NS, cl_judge_stream(), &p);
-        double late = p.wall_us - PROBE_NS * 1e-3;
-        calm.gap_us = p.gap_us > calm.gap_us ? p.gap_us : calm.gap_us;
-        calm.late_us = late > calm.late_us ? late : calm.late_us;
-    }
-}
-
-/* busy: a gap in the probe's reads no idle probe shows, or a probe that
- * ended far later than it should have */
-static int probe_busy(struct cl_probe *p)
-{
-    cl_idle_probe(PROBE_NS, cl_judge_stream(), p);
-    double gap_limit =
-        4 * calm.gap_us > PROBE_GAP_US ? 4 * calm.gap_us : PROBE_GAP_US;
-    double late_limit =
-        4 * calm.late_us > PROBE_LATE_US ? 4 * calm.late_us : PROBE_LATE_US;
-    if (late_limit > 1.5 * PROBE_LATE_US) /* below a time slice, always */
-        late_limit = 1.5 * PROBE_LATE_US;
-    return p->gap_us > gap_limit || p->wall_us - PROBE_NS * 1e-3 > late_limit;
-}
-
 /* Before a timed call's baseline and the call itself, and after every
  * write of the judge into the runner's buffers: no other context may be
  * running work. A busy GPU is probed again; if it stays busy, the runner
@@ -530,62 +375,27 @@ static int prove_idle(struct case_run *k)
 {
     if (!cl_judge_gpu() || k->o->tool_mode)
         return 0;
-    calibrate_probe();
     struct cl_probe p;
-    for (int i = 0; i < PROBE_RETRIES; i++) {
-        if (!probe_busy(&p))
-            return 0;
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-    }
+    if (!cl_clock_gpu_busy(&p, 1))
+        return 0;
     double gap = p.gap_us;
     cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
     k->runner_dead = 1;
-    if (!probe_busy(&p))
-        return fail(k, CL_ST_FORBIDDEN,
-                    "your code left work running on the GPU after its call "
-                    "returned: the grader's probe lost the GPU to it for "
-                    "%.0f us at a time while the runner was stopped, and "
-                    "had it back once the runner ended",
-                    gap);
-    return fail(k, CL_ST_UNCONFIRMED,
-                "another process used the GPU while this case was timed "
-                "(the grader's probe lost the GPU for %.0f us at a time, "
-                "with your code ended): the time cannot be trusted; grade "
-                "again on an idle GPU",
-                p.gap_us);
-}
-
-/* what the judge times: a baseline, or one of the ceiling's copies */
-struct timed_base {
-    struct case_run *k;
-    int which; /* baseline index */
-};
-
-static void run_base(void *ctx)
-{
-    struct timed_base *t = ctx;
-    base_run(t->k, t->which);
-}
-
-/* the ceiling: copy half the case's bytes, by the runtime or by the
- * judge's own streaming kernel */
-struct timed_copy {
-    const struct cl_gbuf *buf;
-    size_t bytes;
-    int streaming;
-};
-
-static void run_copy(void *ctx)
-{
-    const struct timed_copy *t = ctx;
-    if (t->streaming)
-        cl_stream_copy(t->buf->mirror, t->buf->ptr, t->bytes,
-                       cl_judge_stream());
-    else
-        CUDA_CHECK(cudaMemcpyAsync(t->buf->mirror, t->buf->ptr, t->bytes,
-                                   cudaMemcpyDeviceToDevice,
-                                   cl_judge_stream()));
+    if (!cl_clock_gpu_busy(&p, 0))
+        return cl_case_fail(
+            k, CL_ST_FORBIDDEN,
+            "your code left work running on the GPU after its call "
+            "returned: the grader's probe lost the GPU to it for "
+            "%.0f us at a time while the runner was stopped, and "
+            "had it back once the runner ended",
+            gap);
+    return cl_case_fail(
+        k, CL_ST_UNCONFIRMED,
+        "another process used the GPU while this case was timed "
+        "(the grader's probe lost the GPU for %.0f us at a time, "
+        "with your code ended): the time cannot be trusted; grade "
+        "again on an idle GPU",
+        p.gap_us);
 }
 
 /* what the baseline does on a call */
@@ -631,13 +441,12 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
         k->base->prepare(k->base_st, call);
     k->base_ran = 0;
     if (k->base && (cp->mode != BASE_IF_PLANNED || k->plan.versus)) {
-        for (int i = 0; i < base_count(k); i++) {
+        for (int i = 0; i < cl_base_count(k); i++) {
             if (!k->base_ok[i] || (cp->mode != BASE_TIMED && k->base_ran))
                 continue;
             if (cp->mode == BASE_TIMED) {
-                struct timed_base t = {k, i};
-                sh->base_ms[i] = cl_judge_time(run_base, &t);
-            } else if (base_run(k, i)) {
+                sh->base_ms[i] = cl_base_time(k, i);
+            } else if (cl_base_run(k, i)) {
                 return 1;
             }
             k->base_ran = 1;
@@ -647,10 +456,8 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
     }
     if (cp->mode == BASE_TIMED && cl_judge_gpu() && cp->ceil &&
         cp->ceil->base) {
-        struct timed_copy t = {cp->ceil, (size_t)(k->plan.ceil_bytes / 2), 0};
-        sh->copy_ms = cl_judge_time(run_copy, &t);
-        t.streaming = 1;
-        sh->stream_ms = cl_judge_time(run_copy, &t);
+        sh->copy_ms = cl_ceiling_time(k, 0);
+        sh->stream_ms = cl_ceiling_time(k, 1);
     }
     if (cl_judge_gpu()) {
         cl_judge_flush_l2();
@@ -665,16 +472,16 @@ static int after_call(struct case_run *k, const struct cl_reply *rep,
                       struct shot *sh)
 {
     if (!rep->ok) /* after the load: the submission's process failed */
-        return fail(k, CL_ST_CRASH,
-                    "the process running your code failed in its call: "
-                    "%.400s",
-                    rep->why);
+        return cl_case_fail(k, CL_ST_CRASH,
+                            "the process running your code failed in its call: "
+                            "%.400s",
+                            rep->why);
     if (rep->cuda_err) {
         char name[64];
         snprintf(name, sizeof name, "%s", rep->err_name);
-        return fail(k, CL_ST_CUDA,
-                    "CUDA error in your call: %.60s (%.300s): %s", name,
-                    rep->why, error_hint(rep->cuda_err));
+        return cl_case_fail(k, CL_ST_CUDA,
+                            "CUDA error in your call: %.60s (%.300s): %s", name,
+                            rep->why, error_hint(rep->cuda_err));
     }
     sh->span_ms =
         isfinite(rep->span_ms) && rep->span_ms >= 0 ? rep->span_ms : -1;
@@ -697,7 +504,7 @@ static int after_call(struct case_run *k, const struct cl_reply *rep,
     enum cl_trace_rule rule = cl_trace_verdict(
         &sh->trace, cl_caps_forbidden_prefixes(k->lab->caps), why, sizeof why);
     if (rule == CL_TRACE_OFF_STREAM || rule == CL_TRACE_LIBRARY)
-        return fail(k, CL_ST_FORBIDDEN, "%s", why);
+        return cl_case_fail(k, CL_ST_FORBIDDEN, "%s", why);
     return 0;
 }
 
@@ -710,7 +517,7 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
         cl_check_init(k, &ck, call, when, k->r);
         wrong = k->lab->check(&ck);
         cl_case_forget_outputs(k);
-        if (wrong && first_base(k) >= 0) {
+        if (wrong && cl_base_first(k) >= 0) {
             /* is the reference right? the baseline says */
             struct cl_result br = *k->r;
             br.status = CL_ST_PASS;
@@ -721,7 +528,7 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
             k->outputs_from_mirror = 0;
             cl_case_forget_outputs(k);
             size_t at = strlen(k->r->msg);
-            const char *name = k->base->name(k->base_st, first_base(k));
+            const char *name = k->base->name(k->base_st, cl_base_first(k));
             if (!base_wrong)
                 snprintf(k->r->msg + at, sizeof k->r->msg - at,
                          " (%s%s%s on the same inputs matches the reference)",
@@ -742,40 +549,6 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
     cl_case_forget_outputs(k);
     cl_case_forget_inputs(k);
     return wrong;
-}
-
-/* the baselines' own check against the CPU reference (the check call):
- * the one that ran for the call, and when timing every other one too */
-static int verify_baselines(struct case_run *k, int call, int timing)
-{
-    if (!k->base || !k->lab->check || (!timing && !k->plan.versus))
-        return 0;
-    for (int i = 0; i < base_count(k); i++) {
-        if (!k->base_ok[i])
-            continue;
-        if (!k->base_ran || i != first_base(k)) {
-            if (k->has_state)
-                break; /* the state moved on: the first one stands */
-            if (base_run(k, i))
-                return 1;
-            cl_mem_sync();
-        }
-        struct cl_result br;
-        memset(&br, 0, sizeof br);
-        struct cl_check bk;
-        cl_check_init(k, &bk, call, "", &br);
-        k->outputs_from_mirror = 1;
-        int wrong = k->lab->check(&bk);
-        k->outputs_from_mirror = 0;
-        cl_case_forget_outputs(k);
-        cl_case_forget_inputs(k);
-        if (wrong)
-            return fail(k, CL_ST_INTERNAL, "baseline %s is wrong: %.800s",
-                        k->base->name(k->base_st, i), br.msg);
-        if (!timing)
-            break;
-    }
-    return 0;
 }
 
 /* STATE buffers follow the baseline's state into the next call */
@@ -799,14 +572,14 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     memset(sh, 0, sizeof *sh);
     if (prepare_call(k, cp, sh))
         return 1;
-    struct clock_stop cs = {k, 0};
+    struct cl_clock_stop cs = {k, 0};
     if (timing) {
         /* the empty frame first: it also takes the GPU back from the
          * judge's context, so that the call's own frame is the same */
         call_cmd(k, c, cp->call, CL_GATE_US, 0);
         int drc =
             cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
-                                   sizeof *rep, 30.0, stop_clock, &cs);
+                                   sizeof *rep, 30.0, cl_clock_stop, &cs);
         if (drc != TALK_OK)
             return runner_lost(k, drc, " (the runner's own frame)");
         sh->frame_ms = k->rn.wall_ms;
@@ -815,7 +588,7 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     call_cmd(k, c, cp->call, CL_GATE_US, cp->trace);
     int rc = cl_runner_talk_clocked(&k->rn, J_CALL, c, sizeof *c, R_CALL, rep,
                                     sizeof *rep, k->limit_s,
-                                    timing ? stop_clock : NULL, &cs);
+                                    timing ? cl_clock_stop : NULL, &cs);
     sh->judge_ms = k->rn.wall_ms; /* and its CPU work after the reply */
     sh->unready = cs.bad;
     if (rc != TALK_OK)
@@ -825,12 +598,13 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     if (verify_call(k, cp->call, cp->cpu_check, cp->when))
         return 1;
     if (timing && sh->unready)
-        return fail(k, CL_ST_WRONG,
-                    "%syour function returned before its output was done: "
-                    "%u of the outputs the grader sampled as the call "
-                    "returned were not yet written or not yet right (work "
-                    "left running after the call returned?)",
-                    cp->when, sh->unready);
+        return cl_case_fail(
+            k, CL_ST_WRONG,
+            "%syour function returned before its output was done: "
+            "%u of the outputs the grader sampled as the call "
+            "returned were not yet written or not yet right (work "
+            "left running after the call returned?)",
+            cp->when, sh->unready);
     if (k->has_state)
         resync_state(k);
     return 0;
@@ -838,28 +612,6 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
 
 /* ---- timing -----------------------------------------------------------------
  */
-
-static void describe_baselines(struct case_run *k, struct cl_series *bs,
-                               int best)
-{
-    if (base_count(k) < 2)
-        return;
-    char *msg = k->r->msg;
-    size_t cap = sizeof k->r->msg, len = 0;
-    int n = snprintf(msg, cap, "%s:", k->lab->baseline);
-    len = n > 0 ? (size_t)n : 0;
-    for (int i = 0; i < base_count(k) && len < cap; i++) {
-        const char *name = k->base->name(k->base_st, i);
-        if (k->base_ok[i])
-            n = snprintf(msg + len, cap - len, " %s %.4f ms%s;", name,
-                         cl_series_median(&bs[i]), i == best ? " (best)" : "");
-        else
-            n = snprintf(msg + len, cap - len, " %s unsupported;", name);
-        len += n > 0 ? (size_t)n : 0;
-    }
-    if (len > 0 && len < cap && msg[len - 1] == ';')
-        msg[len - 1] = '\0';
-}
 
 static void time_case(struct case_run *k)
 {
@@ -950,7 +702,7 @@ static void time_case(struct case_run *k)
     r->ceil_ms = c1 > 0 && (c2 <= 0 || c1 < c2) ? c1 : c2;
     r->ceil_work = r->ceil_ms > 0 ? k->plan.ceil_bytes : 0;
     if (r->status == CL_ST_PASS)
-        describe_baselines(k, bs, best);
+        cl_base_describe(k, bs, best);
     if (k->o->gpu && r->status == CL_ST_PASS && r->t_ms > 0) {
         double floor = cl_floor_ms(k->lab->metric, r->work, k->o->gpu);
         if (floor > 0 && r->t_ms < floor) {
@@ -988,12 +740,13 @@ static int plan_case(struct case_run *k)
 {
     const struct cl_lab *lab = k->lab;
     if (lab->arg_size > CL_ARG_MAX)
-        return fail(k, CL_ST_INTERNAL, "case struct too large");
+        return cl_case_fail(k, CL_ST_INTERNAL, "case struct too large");
     memcpy(k->arg, k->c->arg, lab->arg_size);
     if (lab->bind_data && k->o->data)
         lab->bind_data(k->o->data, k->arg);
     if (lab->plan(k->arg, &k->plan) != 0)
-        return fail(k, CL_ST_INTERNAL, "no plan for case %s", k->c->name);
+        return cl_case_fail(k, CL_ST_INTERNAL, "no plan for case %s",
+                            k->c->name);
     if (k->plan.check_calls < 1)
         k->plan.check_calls = 1;
     if (k->plan.nobase)
@@ -1037,7 +790,7 @@ void cl_case_run(const struct cl_lab *lab, int index,
     }
     int timing = o->timing && !o->profile;
     k.timing_case = timing;
-    int ok = !judge_resources(&k) && !start_runner(&k) &&
+    int ok = !cl_case_resources(&k) && !start_runner(&k) &&
              !share_buffers(&k, 0) && !dry_runs(&k) && !load_submission(&k) &&
              !ask_workspace(&k);
     struct shot sh;
@@ -1047,7 +800,7 @@ void cl_case_run(const struct cl_lab *lab, int index,
         struct call_plan p = {call, BASE_IF_PLANNED, last, 1, "", NULL};
         ok = !one_call(&k, &p, &sh);
         if (ok && last)
-            ok = !verify_baselines(&k, call, timing);
+            ok = !cl_base_verify(&k, call, timing);
     }
     r->trace = sh.trace;
     if (ok && timing)
@@ -1075,8 +828,9 @@ void cl_case_run(const struct cl_lab *lab, int index,
         if (e != cudaSuccess) {
             r->restart = 1; /* the judge's own context is gone */
             if (r->status == CL_ST_PASS)
-                fail(&k, CL_ST_INTERNAL, "the grader's GPU context failed: %s",
-                     cudaGetErrorString(e));
+                cl_case_fail(&k, CL_ST_INTERNAL,
+                             "the grader's GPU context failed: %s",
+                             cudaGetErrorString(e));
         }
     }
 }

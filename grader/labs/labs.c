@@ -34,9 +34,9 @@ static int matches(const struct cl_lab *lab, const char *name)
 {
     char full[128];
     char *end;
-    long num = strtol(name, &end, 10);
+    long wanted = strtol(name, &end, 10);
     if (*name && *end == '\0')
-        return num == strtol(lab->id, NULL, 10);
+        return wanted == strtol(lab->id, NULL, 10);
     snprintf(full, sizeof full, "%s-%s", lab->id, lab->slug);
     return strcmp(name, lab->slug) == 0 || strcmp(name, full) == 0;
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static double num(const cJSON *o, const char *key, double fallback)
+static double json_number(const cJSON *o, const char *key, double fallback)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) ? v->valuedouble : fallback;
@@ -67,9 +67,9 @@ int cl_grade_row_from_json(const char *path, struct cl_grade_row *row,
         cJSON_Delete(o);
         return -1;
     }
-    row->score = num(o, "score", 0);
-    row->max_score = num(o, "max_score", 0);
-    row->correct = num(x, "correctness_score", 0);
+    row->score = json_number(o, "score", 0);
+    row->max_score = json_number(o, "max_score", 0);
+    row->correct = json_number(x, "correctness_score", 0);
     const char *lab = str(x, "lab"), *status = str(x, "status"),
                *out = str(o, "output");
     snprintf(row->lab, sizeof row->lab, "%s", lab ? lab : "");
@@ -90,7 +90,7 @@ int cl_grade_row_from_json(const char *path, struct cl_grade_row *row,
         }
         /* the ratio the case was scored on (speedup or fraction of the
          * ceiling); results of older graders have the speedup alone */
-        double s = num(c, "ratio", num(c, "speedup", 0));
+        double s = json_number(c, "ratio", json_number(c, "speedup", 0));
         if (cJSON_IsTrue(cJSON_GetObjectItem(c, "timed")) && s > 0) {
             logsum += log(s);
             n++;
@@ -555,10 +555,10 @@ static int classroom_from_json(cJSON *res, const cJSON *o,
                        out ? out : "", lab);
         return 0;
     }
-    int code = (int)num(x, "exit_code", 1);
+    int code = (int)json_number(x, "exit_code", 1);
     cJSON_AddStringToObject(res, "status",
                             code == CL_EXIT_OK ? "pass" : "fail");
-    cJSON_AddNumberToObject(res, "max_score", num(o, "max_score", 0));
+    cJSON_AddNumberToObject(res, "max_score", json_number(o, "max_score", 0));
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(o, "tests"))
     {
@@ -566,7 +566,7 @@ static int classroom_from_json(cJSON *res, const cJSON *o,
                    *msg = str(t, "output");
         classroom_test(tests, name ? name : "?",
                        st && strcmp(st, "passed") == 0 ? "pass" : "fail",
-                       num(t, "score", 0), msg ? msg : "", lab);
+                       json_number(t, "score", 0), msg ? msg : "", lab);
     }
     if (cJSON_GetArraySize(tests) == 0) /* refused before any case ran */
         classroom_test(tests, status, "fail", 0, out ? out : "", lab);
