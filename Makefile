@@ -276,7 +276,8 @@ profile: deps $(GRADER) $(LAB_SO)
 ## grade-class: grade every submission in SUBMISSIONS (a folder or a .zip:
 ## one file or folder per student, or Canvas's or Gradescope's export) for
 ## LAB into OUT (default build/class/NN-name): results/, logs/,
-## gradebook.csv. FORCE=1 re-grades; GPUS="0 1" spreads over GPUs; TIMEOUT
+## gradebook.csv. FORCE=1 re-grades; QUICK=1 rehearses (quick cases only,
+## marked in the gradebook); GPUS="0 1" spreads over GPUs; TIMEOUT
 ## per submission; FORMAT=canvas|gradescope also writes that LMS's import;
 ## POLICY=FILE grades with a course's policy (kept as OUT/policy.json)
 SUBMISSIONS ?=
@@ -351,7 +352,7 @@ help:
 	@echo "  ARGS (options for the grader: build/bin/grade --help), POLICY (a"
 	@echo "  course's policy file, for grade, bench, grade-class, autograder),"
 	@echo "  CUDA_HOME, CUDNN_HOME, GPU_ARCH (\"80 90\"), CC, BUILD, V=1, WERROR=1,"
-	@echo "  NO_APT=1; grade-class: SUBMISSIONS, OUT, FORCE=1, GPUS, TIMEOUT, SEED,"
+	@echo "  NO_APT=1; grade-class: SUBMISSIONS, OUT, FORCE=1, QUICK=1, GPUS, TIMEOUT, SEED,"
 	@echo "  FORMAT (canvas or gradescope), ASSIGNMENT; handout: CLASSROOM=NN"
 	@echo
 	@echo "the grader's exit codes: 0 graded, all correct; 1 graded, a case failed;"

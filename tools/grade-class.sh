@@ -39,7 +39,10 @@
 # and a re-run skips what is graded unless FORCE=1 (results that say no GPU
 # was visible are graded again).
 #
-# Environment: FORCE=1, TIMEOUT (seconds per submission, default 1800),
+# Environment: FORCE=1, QUICK=1 (grade only the lab's quick cases: a
+# rehearsal of the batch, marked "(only the quick cases)" in the gradebook
+# and graded again by a later run without QUICK=1), TIMEOUT (seconds per
+# submission, default 1800),
 # SEED (one seed for the class; default random, kept in OUT/seed), GPUS ("0 1 ...":
 # one submission at a time on each; default every visible GPU, or none),
 # FORMAT (canvas or gradescope: also write that LMS's import layout),
@@ -338,10 +341,13 @@ grade_one() { # grade_one KEY OUT
     who=$(awk -F'\t' '$1 == "person" { printf "%s%s", (n++ ? ", " : ""), $2 }' \
         "$out/results/$key.student" 2>/dev/null)
     who="${who:-$key} [$key]"
-    # a result stands unless FORCE=1, or it says no GPU was there to grade
+    # a result stands unless FORCE=1, it says no GPU was there to grade, or
+    # it was a quick rehearsal and this run is not
     if [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$key.status" ] ||
         { [ -e "$out/results/$key.json" ] &&
-          ! grep -q '"not graded: no GPU"' "$out/results/$key.json"; }; }; then
+          ! grep -q '"not graded: no GPU"' "$out/results/$key.json" &&
+          { [ "${QUICK:-0}" = 1 ] ||
+            ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; then
         echo "skip   $who (graded; FORCE=1 to grade again)"
         return 0
     fi
@@ -388,7 +394,8 @@ grade_one() { # grade_one KEY OUT
     # shellcheck disable=SC2046
     timeout -k 10 "${TIMEOUT:-1800}" "$grade" "$LAB_ID" --lib "$work/lab.so" \
         --source "$src" --json "$out/results/$key.json" --seed "$SEED" \
-        $(policy_args "$out") --no-color > "$out/logs/$key.txt" 2>&1
+        $(policy_args "$out") $([ "${QUICK:-0}" = 1 ] && echo --quick) \
+        --no-color > "$out/logs/$key.txt" 2>&1
     local rc=$?
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         status "$out" "$key" timeout "the whole submission ran past ${TIMEOUT:-1800} s"
@@ -460,7 +467,7 @@ export SEED
 
 list_entries "$subs"
 mapfile -t entries < "$ent/list"
-echo "grade-class: lab $LAB_ID, ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
+echo "grade-class: lab $LAB_ID$([ "${QUICK:-0}" = 1 ] && echo ", quick cases only"), ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
 gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
 set -- $gpus
 if [ $# -le 1 ]; then

@@ -170,6 +170,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     g->lab = lab;
     g->seed = o->seed;
     g->lib_path = o->lib_path;
+    g->subset = o->only_case ? o->only_case : o->quick ? "quick" : NULL;
     const struct cl_policy *policy =
         o->policy ? o->policy : cl_policy_default();
     g->policy_name = policy->name;

@@ -83,6 +83,9 @@ struct cl_grade {
     const char *policy_name;          /**< the policy used */
     const struct cl_policy *policy;   /**< its rules (NULL: the default) */
     int n;                            /**< cases selected */
+    const char *subset;               /**< "quick" or a case's name when
+                                           only those ran (not a grade of
+                                           the whole lab); NULL: all */
     struct cl_result r[CL_MAX_CASES]; /**< their results, in run order */
     int have_gpu;                     /**< gpu is valid */
     struct cl_gpu_info gpu;           /**< the GPU, from the judge */

@@ -76,6 +76,7 @@ int cl_grade_row_from_json(const char *path, struct cl_grade_row *row,
     snprintf(row->status, sizeof row->status, "%s", status ? status : "");
     snprintf(row->detail, sizeof row->detail, "%s", out ? out : "");
     row->graded = is_grade(row->status);
+    const char *subset = str(x, "subset");
     double logsum = 0;
     int n = 0, failed = 0;
     const cJSON *c;
@@ -97,6 +98,16 @@ int cl_grade_row_from_json(const char *path, struct cl_grade_row *row,
         }
     }
     row->speed = n ? exp(logsum / n) : 0;
+    /* a quick pass (or one case) is never exported as a grade, and a
+     * graded row says so wherever it is read */
+    if (subset && row->graded) {
+        row->partial = 1;
+        size_t at = strlen(row->status);
+        if (strncmp(row->status, "graded", 6) == 0)
+            snprintf(row->status + at, sizeof row->status - at, " (only %s%s)",
+                     strcmp(subset, "quick") == 0 ? "the " : "case ",
+                     strcmp(subset, "quick") == 0 ? "quick cases" : subset);
+    }
     cJSON_Delete(o);
     return 0;
 }
@@ -297,7 +308,7 @@ static void write_canvas(FILE *f, const struct cl_grade_row *rows, int n,
         snprintf(title, sizeof title, "Lab %s %s", lab->id, lab->title);
     double max = lab_max(lab);
     for (int i = 0; i < n; i++)
-        if (rows[i].max_score > 0) {
+        if (rows[i].max_score > 0 && !rows[i].partial) {
             max = rows[i].max_score;
             break;
         }
@@ -309,7 +320,7 @@ static void write_canvas(FILE *f, const struct cl_grade_row *rows, int n,
         field(f, rows[i].student, 0);
         field(f, rows[i].id, 0);
         fputs(",,,", f);
-        if (rows[i].graded)
+        if (rows[i].graded && !rows[i].partial)
             fmt2(b, sizeof b, rows[i].score);
         else
             b[0] = '\0';
@@ -322,7 +333,7 @@ static void write_gradescope(FILE *f, const struct cl_grade_row *rows, int n)
     fputs("Name,SID,Email,Total Score,Max Points,Status\n", f);
     for (int i = 0; i < n; i++) {
         char s[32], m[32];
-        if (rows[i].graded)
+        if (rows[i].graded && !rows[i].partial)
             fmt2(s, sizeof s, rows[i].score);
         else
             s[0] = '\0';

@@ -50,7 +50,9 @@ struct cl_grade_row {
                             fraction of the ceiling); 0 if none */
     int graded;        /**< the score is a grade (0 when nothing could be
                             graded: no GPU, internal error, no result) */
-    char status[64];   /**< graded, graded: FIRST-FAILURE (e.g. "graded:
+    int partial;       /**< graded on a subset (QUICK=1, one case): shown in
+                            the gradebook, never exported to an LMS */
+    char status[128];  /**< graded, graded: FIRST-FAILURE (e.g. "graded:
                             crash"), not graded: no GPU, compile-error, ... */
     char detail[512];  /**< the grader's one-line output, or the reason */
 };

@@ -410,6 +410,8 @@ char *cl_report_json(const struct cl_grade *g)
     snprintf(buf, sizeof buf, "%" PRIu64, g->seed);
     cJSON_AddStringToObject(x, "seed", buf);
     cJSON_AddStringToObject(x, "status", grade_status(g));
+    if (g->subset) /* a rehearsal: never a grade of the whole lab */
+        cJSON_AddStringToObject(x, "subset", g->subset);
     cJSON_AddNumberToObject(x, "exit_code", g->exit_code);
     cJSON_AddBoolToObject(x, "all_correct", g->all_correct);
     cJSON_AddNumberToObject(x, "correctness_score", g->correct_score);

@@ -137,14 +137,21 @@ static int have_gpu(const char *dir, const char *student)
     return strstr(row(dir, student), "no GPU") == NULL;
 }
 
-/* a correct submission's row: graded with every correctness point, or
- * not graded for want of a GPU */
+/* the Lab 1 classes below are graded with QUICK=1 (a rehearsal: the
+ * quick cases alone), so that a GPU host grades them in seconds; what is
+ * tested is the batch, not Lab 1 */
+#define QUICK_CLASS "QUICK=1 "
+
+/* a correct submission's row: graded with every quick correctness point,
+ * marked as a rehearsal, or not graded for want of a GPU */
 static void expect_correct(const char *out, const char *student)
 {
     const char *r = row(out, student);
     if (have_gpu(out, student))
-        /* graded, every correctness point: 60 of 60 */
-        ck_assert_msg(strstr(r, ",graded,") && strstr(r, ",60.00,"), "%s", r);
+        /* graded, every quick correctness point: 33 of 33 */
+        ck_assert_msg(strstr(r, ",graded (only the quick cases),") &&
+                          strstr(r, ",33.00,"),
+                      "%s", r);
     else
         ck_assert_msg(strstr(r, ",not graded: no GPU,") != NULL, "%s", r);
 }
@@ -343,14 +350,16 @@ START_TEST(test_local_batch)
     snprintf(subs, sizeof subs, "%s/subs", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     make_submissions(subs);
-    ck_assert_int_eq(sh("make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
                         "> %s/run1.log 2>&1",
                         subs, out, dir),
                      0);
     expect_statuses(out);
 
     /* a second run grades nothing again */
-    ck_assert_int_eq(sh("make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
                         "> %s/run2.log 2>&1",
                         subs, out, dir),
                      0);
@@ -370,7 +379,8 @@ START_TEST(test_local_batch)
                         "touch %s/work/%s/stale",
                         out, carol, out, frank, out, carol),
                      0);
-    ck_assert_int_eq(sh("make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
                         "> %s/run3.log 2>&1",
                         subs, out, dir),
                      0);
@@ -381,7 +391,8 @@ START_TEST(test_local_batch)
     expect_statuses(out);
 
     /* FORCE=1 grades everyone again */
-    ck_assert_int_eq(sh("FORCE=1 make -s grade-class LAB=01 SUBMISSIONS=%s "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "FORCE=1 make -s grade-class LAB=01 SUBMISSIONS=%s "
                         "OUT=%s > %s/run4.log 2>&1",
                         subs, out, dir),
                      0);
@@ -390,7 +401,8 @@ START_TEST(test_local_batch)
     /* two GPU queues (GPUS="0 1"): every submission once, split between
      * them, and one gradebook (here the GPUs may not exist: the queues,
      * the split and the collection are what is tested) */
-    ck_assert_int_eq(sh("FORCE=1 GPUS=\"0 1\" make -s grade-class LAB=01 "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "FORCE=1 GPUS=\"0 1\" make -s grade-class LAB=01 "
                         "SUBMISSIONS=%s OUT=%s > %s/run5.log 2>&1",
                         subs, out, dir),
                      0);
@@ -401,7 +413,8 @@ START_TEST(test_local_batch)
         0);
     expect_statuses(out);
     /* bad arguments */
-    ck_assert_int_ne(sh("make -s grade-class LAB=01 SUBMISSIONS=/nonexistent "
+    ck_assert_int_ne(sh(QUICK_CLASS
+                        "make -s grade-class LAB=01 SUBMISSIONS=/nonexistent "
                         "OUT=%s > /dev/null 2>&1",
                         out),
                      0);
@@ -462,7 +475,8 @@ START_TEST(test_canvas_export)
                         "echo x > .DS_Store && echo x > Thumbs.db",
                         dir),
                      0);
-    ck_assert_int_eq(sh("FORMAT=canvas make -s grade-class LAB=01 "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "FORMAT=canvas make -s grade-class LAB=01 "
                         "SUBMISSIONS=%s/subs OUT=%s/out ASSIGNMENT=\"Lab 1 "
                         "(4242)\" > %s/log 2>&1",
                         dir, dir, dir),
@@ -491,9 +505,9 @@ START_TEST(test_canvas_export)
                      0);
     ck_assert_ptr_nonnull(strstr(
         row_in(out, "gradebook-canvas.csv", "oneilmary"), ",23456,,,,0.00\n"));
-    if (!have_gpu(out, "smithjohn"))
-        ck_assert_ptr_nonnull(strstr(
-            row_in(out, "gradebook-canvas.csv", "smithjohn"), ",12345,,,,\n"));
+    /* no score for smithjohn: no GPU, or a rehearsal (never imported) */
+    ck_assert_ptr_nonnull(strstr(
+        row_in(out, "gradebook-canvas.csv", "smithjohn"), ",12345,,,,\n"));
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -648,6 +662,57 @@ END_TEST
 /* Gradescope's "Export Submissions", as the zip it downloads: the
  * students' names, SIDs and emails from submission_metadata.yml (quoted
  * names, a group of two); the gradebook in Gradescope's layout */
+/* QUICK=1 rehearses a class on the quick cases (lab 00, on the CPU): the
+ * gradebook says so, the LMS exports carry no score for it, and the next
+ * run without QUICK=1 grades everyone again, in full */
+START_TEST(test_quick_rehearsal)
+{
+    char dir[] = "/tmp/cl-quick-XXXXXX", subs[64], out[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs), 0);
+    put(subs, "alice.c", sub_right);
+    put(subs, "bob.c", sub_wrong);
+    ck_assert_int_eq(sh("QUICK=1 FORMAT=gradescope make -s grade-class "
+                        "LAB=00 SUBMISSIONS=%s OUT=%s > %s/run1.log 2>&1",
+                        subs, out, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("grep -q \"lab 00, quick cases only\" %s/run1.log", dir), 0);
+    /* lab 00's quick cases: n=1 and n=1000, 10 points each */
+    const char *r = row(out, "alice");
+    ck_assert_msg(strstr(r, ",20.00,20.00,20.00,") &&
+                      strstr(r, ",graded (only the quick cases),"),
+                  "%s", r);
+    r = row(out, "bob");
+    ck_assert_msg(strstr(r, ",0.00,20.00,0.00,") &&
+                      strstr(r, ",graded: wrong (only the quick cases),"),
+                  "%s", r);
+    ck_assert_str_eq(row_in(out, "gradebook-gradescope.csv", "alice"),
+                     "alice,,,,20.00,graded (only the quick cases)\n");
+    /* QUICK=1 again: the rehearsal stands */
+    ck_assert_int_eq(sh("QUICK=1 make -s grade-class LAB=00 SUBMISSIONS=%s "
+                        "OUT=%s > %s/run2.log 2>&1",
+                        subs, out, dir),
+                     0);
+    ck_assert_int_eq(sh("test $(grep -c ^skip %s/run2.log) = 2", dir), 0);
+    /* the real grading: everyone again, every case */
+    ck_assert_int_eq(sh("FORMAT=gradescope make -s grade-class LAB=00 "
+                        "SUBMISSIONS=%s OUT=%s > %s/run3.log 2>&1",
+                        subs, out, dir),
+                     0);
+    ck_assert_int_eq(sh("test $(grep -c ^done %s/run3.log) = 2", dir), 0);
+    r = row(out, "alice");
+    ck_assert_msg(strstr(r, ",graded,") && !strstr(r, "quick"), "%s", r);
+    ck_assert_ptr_nonnull(
+        strstr(row_in(out, "gradebook-gradescope.csv", "alice"), "alice,,,"));
+    ck_assert_ptr_null(
+        strstr(row_in(out, "gradebook-gradescope.csv", "alice"), "alice,,,,"));
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 START_TEST(test_gradescope_export)
 {
     char dir[] = "/tmp/cl-gs-XXXXXX";
@@ -692,7 +757,8 @@ START_TEST(test_gradescope_export)
                         "assignment_9100_export)",
                         dir),
                      0);
-    ck_assert_int_eq(sh("FORMAT=gradescope make -s grade-class LAB=01 "
+    ck_assert_int_eq(sh(QUICK_CLASS
+                        "FORMAT=gradescope make -s grade-class LAB=01 "
                         "SUBMISSIONS=%s/export.zip OUT=%s/out > %s/log 2>&1",
                         dir, dir, dir),
                      0);
@@ -714,8 +780,12 @@ START_TEST(test_gradescope_export)
                         "no-source\n");
     if (!have_gpu(out, "Zoë Ä"))
         ck_assert_str_eq(row_in(out, "gradebook-gradescope.csv", "Zoë Ä"),
-                         "Zoë Ä,100,zoe@example.edu,,100.00,not graded: "
+                         "Zoë Ä,100,zoe@example.edu,,33.00,not graded: "
                          "no GPU\n");
+    else /* a rehearsal is never a score to import */
+        ck_assert_str_eq(row_in(out, "gradebook-gradescope.csv", "Zoë Ä"),
+                         "Zoë Ä,100,zoe@example.edu,,33.00,graded (only "
+                         "the quick cases)\n");
     ck_assert_int_eq(sh("head -n 1 %s/gradebook-gradescope.csv | grep -qx "
                         "\"Name,SID,Email,Total Score,Max Points,Status\"",
                         out),
@@ -925,7 +995,8 @@ START_TEST(test_slurm_batch)
                         dir),
                      0);
     setenv("SLURM_CONF", "/tmp/cuda-labs-slurm/slurm.conf", 1);
-    int rc = sh("SLURM_GRES= make -s grade-class-slurm LAB=01 SUBMISSIONS=%s "
+    int rc = sh(QUICK_CLASS
+                "SLURM_GRES= make -s grade-class-slurm LAB=01 SUBMISSIONS=%s "
                 "OUT=%s SBATCH_ARGS=--cpus-per-task=1 > %s/submit.log 2>&1",
                 subs, out, dir);
     /* and a course's policy through the same path (lab 00, on the CPU):
@@ -977,6 +1048,7 @@ int main(void)
     tcase_add_test(core, test_over_limit_is_a_compile_error);
     tcase_add_test(core, test_canvas_export);
     tcase_add_test(core, test_batch_policy_and_mixed_entries);
+    tcase_add_test(core, test_quick_rehearsal);
     tcase_add_test(core, test_gradescope_export);
     tcase_add_test(core, test_autograder);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
