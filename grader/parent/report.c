@@ -66,14 +66,21 @@ static void sandbox_line(const struct cl_grade *g, char *buf, size_t len)
         return;
     }
     cl_sandbox_describe(g->sandbox, g->runner_uid, what, sizeof what);
-    const char *missing = "";
+    const char *who = "";
     if (!(g->sandbox & CL_SBX_SECCOMP1))
-        missing = "; NO SECCOMP: the runner is not confined (tool mode?)";
+        who = "; NO SECCOMP: the runner is not confined (tool mode?)";
     else if (!(g->sandbox & CL_SBX_USER) && g->runner_uid != 0)
-        missing = "; same user as the grader (not root: no user change)";
+        who = "; same user as the grader (not root: no user change)";
     else if (!(g->sandbox & CL_SBX_USER))
-        missing = "; RUNS AS ROOT: could not change user";
-    snprintf(buf, len, "sandbox: %s%s", what, missing);
+        who = "; RUNS AS ROOT: could not change user";
+    /* without Landlock the runner reads what its user can: the course's
+     * answers must then be off this host (docs/grading.md) */
+    const char *files =
+        (g->sandbox & CL_SBX_SECCOMP1) && !(g->sandbox & CL_SBX_FILES)
+            ? "; FILES NOT CONFINED (no Landlock here): "
+              "keep solutions/ and build/ off this host"
+            : "";
+    snprintf(buf, len, "sandbox: %s%s%s", what, who, files);
 }
 
 void cl_report_platform(const struct cl_grade *g, char *buf, size_t len)
@@ -188,7 +195,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
             color ? BOLD : "", lab->id, lab->title, color ? RESET : "", g->seed,
             plat, g->policy_name ? g->policy_name : "default");
     if (g->sandbox) {
-        char sb[400];
+        char sb[512];
         sandbox_line(g, sb, sizeof sb);
         fprintf(f, "  %s\n", sb);
     }
@@ -421,7 +428,7 @@ char *cl_report_json(const struct cl_grade *g)
     cJSON_AddStringToObject(x, "policy",
                             g->policy_name ? g->policy_name : "default");
     if (g->sandbox) {
-        char sb[400];
+        char sb[512];
         sandbox_line(g, sb, sizeof sb);
         cJSON_AddStringToObject(x, "sandbox", sb);
     }

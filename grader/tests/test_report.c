@@ -287,6 +287,35 @@ START_TEST(test_json_round_trip)
 }
 END_TEST
 
+/* The sandbox line names what the runner lacked: Landlock (files not
+ * confined: the course's answers must be off the host), the user change,
+ * seccomp; a full sandbox has no warning. */
+START_TEST(test_sandbox_line_warns)
+{
+    use_honest();
+    g.sandbox |= CL_SBX_FILES | CL_SBX_SECCOMP1 | CL_SBX_SECCOMP2;
+    cJSON *o = json_of();
+    const char *line = str(item(o, "extra_data"), "sandbox");
+    SAYS(line, "files confined (Landlock), seccomp allow-list");
+    ck_assert_ptr_null(strstr(line, "NOT CONFINED"));
+    cJSON_Delete(o);
+
+    g.sandbox &= ~CL_SBX_FILES;
+    o = json_of();
+    line = str(item(o, "extra_data"), "sandbox");
+    SAYS(line, "; FILES NOT CONFINED (no Landlock here): keep solutions/ "
+               "and build/ off this host");
+    ck_assert_ptr_null(strstr(line, "Landlock),"));
+    cJSON_Delete(o);
+
+    g.sandbox &= ~(CL_SBX_SECCOMP1 | CL_SBX_SECCOMP2);
+    o = json_of();
+    line = str(item(o, "extra_data"), "sandbox");
+    SAYS(line, "NO SECCOMP");
+    cJSON_Delete(o);
+}
+END_TEST
+
 /* A trace becomes a list of launches with their names (demangled), shapes,
  * counts, times and streams, and the busy time. */
 START_TEST(test_json_trace)
@@ -732,6 +761,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_real_grades);
     tcase_add_test(tc, test_json_round_trip);
     tcase_add_test(tc, test_json_trace);
+    tcase_add_test(tc, test_sandbox_line_warns);
     tcase_add_test(tc, test_json_written_atomically);
     tcase_add_test(tc, test_table_report);
     tcase_add_test(tc, test_table_hints);
