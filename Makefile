@@ -153,7 +153,7 @@ FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wi
 # unit suites first (no processes), then the self-test lab's sandbox and
 # the command line, then the release, batch and GPU suites
 TESTS       := $(addprefix $(BUILD)/tests/test_,common refs measure score policy \
-                 symbols pins report sandbox cli release batch gpu)
+                 symbols pins report sandbox protocol cli release batch gpu)
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
 lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))

@@ -155,7 +155,7 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
     snprintf(uid, sizeof uid, "%u", (unsigned)u);
     snprintf(gid, sizeof gid, "%u", (unsigned)g);
     snprintf(cpu, sizeof cpu, "%.0f", 2 * sp->limit_s + 60);
-    char *argv[16];
+    char *argv[24];
     int a = 0;
     argv[a++] = exe;
     argv[a++] = (char *)sp->lab_id;
@@ -177,6 +177,11 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
     if (forge && sp->cpu_lab) { /* the self-test of the clock check */
         argv[a++] = "--test-forge-span";
         argv[a++] = (char *)forge;
+    }
+    const char *fuzz = getenv("CL_TEST_FUZZ");
+    if (fuzz && sp->cpu_lab) { /* the self-test of the judge's side */
+        argv[a++] = "--test-fuzz";
+        argv[a++] = (char *)fuzz;
     }
     argv[a] = NULL;
 

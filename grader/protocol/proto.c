@@ -102,8 +102,6 @@ int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
     do
         r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
     while (r < 0 && errno == EINTR);
-    if (r == 0)
-        return 1;
     if (r < 0)
         return -1;
     /* descriptors first, so that none leaks whatever follows */
@@ -126,6 +124,16 @@ int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
     }
     if (nfds)
         *nfds = keep;
+    if (r == 0) { /* the end, or an empty message from a peer still there */
+        for (int i = 0; i < keep; i++)
+            close(fds[i]);
+        if (nfds)
+            *nfds = 0;
+        struct pollfd hup = {fd, POLLRDHUP, 0};
+        return poll(&hup, 1, 0) == 1 && (hup.revents & (POLLHUP | POLLRDHUP))
+                   ? 1
+                   : -1;
+    }
     struct cl_msg_head h;
     int bad = (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)r < sizeof h;
     if (!bad) {

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "protocol/gate.h"
+#include "runner/fuzz.h"
 #include "runner/invoke.h"
 #include "protocol/proto.h"
 #include "runner/sandbox.h"
@@ -47,6 +48,7 @@ static struct {
     int census;         /* list the calls the seccomp filter lacks, trap none */
     double forge;       /* the self-test's stand-in for a tampered runner */
     double forge_share; /* of the calls it lies on (1: all) */
+    int loaded;         /* the submission's code has run */
     void *fn[MAX_ENTRIES];
     void *buf[CL_MAX_BUFS];
     size_t bytes[CL_MAX_BUFS];
@@ -58,6 +60,10 @@ static struct {
 
 static int reply(uint32_t type, uint32_t seq, const struct cl_reply *r)
 {
+    /* the self-test's stand-in for replies the submission rewrites: only
+     * once it is loaded (before, the runner is the grader's alone) */
+    if (cl_fuzz_on() && R.loaded)
+        return cl_fuzz_send(CL_RUNNER_FD, type, seq, r, sizeof *r);
     return cl_msg_send(CL_RUNNER_FD, type, seq, r, sizeof *r, NULL, 0);
 }
 
@@ -392,6 +398,8 @@ int main(int argc, char **argv)
             R.strict = 0;
         else if (!strcmp(argv[i], "--census"))
             R.census = 1;
+        else if (!strcmp(argv[i], "--test-fuzz") && i + 1 < argc)
+            cl_fuzz_start(strtoull(argv[++i], NULL, 10));
         else if (!strcmp(argv[i], "--test-forge-span") && i + 1 < argc) {
             const char *f = argv[++i], *colon = strchr(f, ':');
             R.forge = atof(f);
@@ -471,6 +479,7 @@ int main(int argc, char **argv)
             break;
         case J_LOAD:
             do_load(&r);
+            R.loaded = 1;
             reply(R_LOADED, seq, &r);
             break;
         case J_QUERY:

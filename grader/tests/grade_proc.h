@@ -37,7 +37,7 @@ struct grade_proc {
     char json_path[128]; /* DIR/results.json: pass it as --json */
 };
 
-static double grade_proc_now(void)
+static inline double grade_proc_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -45,7 +45,7 @@ static double grade_proc_now(void)
 }
 
 /* a private directory for one run; 0 on success */
-static int grade_proc_init(struct grade_proc *p)
+static inline int grade_proc_init(struct grade_proc *p)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dir, sizeof p->dir, "/tmp/cl-gp-XXXXXX");
@@ -56,7 +56,7 @@ static int grade_proc_init(struct grade_proc *p)
 }
 
 /* read a file into a malloc'd string; "" when there is none */
-static char *grade_proc_slurp(const char *path)
+static inline char *grade_proc_slurp(const char *path)
 {
     char *s = cl_read_file(path, NULL);
     return s ? s : strdup("");
@@ -69,8 +69,8 @@ static char *grade_proc_slurp(const char *path)
  * group is killed. Fills @p p (which grade_proc_init() prepared); returns
  * 0, or -1 when it could not start.
  */
-static int grade_proc_run(struct grade_proc *p, const char *const *args,
-                          const char *const *env, double timeout_s)
+static inline int grade_proc_run(struct grade_proc *p, const char *const *args,
+                                 const char *const *env, double timeout_s)
 {
     char out[160], err[160];
     snprintf(out, sizeof out, "%s/stdout", p->dir);
@@ -126,7 +126,7 @@ static int grade_proc_run(struct grade_proc *p, const char *const *args,
 }
 
 /* free what a run left and remove its directory */
-static void grade_proc_free(struct grade_proc *p)
+static inline void grade_proc_free(struct grade_proc *p)
 {
     static const char *const files[] = {"stdout", "stderr", "results.json",
                                         NULL};
@@ -145,21 +145,21 @@ static void grade_proc_free(struct grade_proc *p)
 }
 
 /* a string member of @p o, or NULL */
-static const char *json_str(const cJSON *o, const char *name)
+static inline const char *json_str(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* a number member of @p o, or NAN */
-static double json_num(const cJSON *o, const char *name)
+static inline double json_num(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
 }
 
 /* how many times @p needle occurs in @p hay */
-static int count_of(const char *hay, const char *needle)
+static inline int count_of(const char *hay, const char *needle)
 {
     int n = 0;
     size_t k = strlen(needle);
