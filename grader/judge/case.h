@@ -12,6 +12,9 @@
 #include "judge/runner_ctl.h"
 #include "rng.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -79,8 +82,16 @@ static inline uint64_t cl_case_seed(const struct case_run *k, int call)
 
 /** The case's verdict: status @p st and the message; returns 1 (the
  *  protocol's steps return it when they end the case). */
-int cl_case_fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static inline __attribute__((format(printf, 3, 4))) int
+cl_case_fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    k->r->status = st;
+    vsnprintf(k->r->msg, sizeof k->r->msg, fmt, ap);
+    va_end(ap);
+    return 1;
+}
 
 /** Free the host copies of outputs (and of the baseline's) a check made. */
 void cl_case_forget_outputs(struct case_run *k);

@@ -37,16 +37,6 @@
 /* ---- verdicts ---------------------------------------------------------------
  */
 
-int cl_case_fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    k->r->status = st;
-    vsnprintf(k->r->msg, sizeof k->r->msg, fmt, ap);
-    va_end(ap);
-    return 1;
-}
-
 static const char *error_hint(int e)
 {
     switch (e) {

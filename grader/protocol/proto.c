@@ -14,6 +14,29 @@
 
 #define MAX_FDS CL_MAX_BUFS
 
+/* room for the descriptors of one message, aligned for its header */
+union fd_room {
+    char b[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    struct cmsghdr align;
+};
+
+/* a message of one buffer, with @p room_len bytes of @p room for
+ * descriptors (0: none) */
+static struct msghdr message(struct iovec *iov, union fd_room *room,
+                             size_t room_len)
+{
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = iov;
+    m.msg_iovlen = 1;
+    if (room_len) {
+        memset(room, 0, sizeof *room);
+        m.msg_control = room->b;
+        m.msg_controllen = room_len;
+    }
+    return m;
+}
+
 int cl_msg_send(int fd, uint32_t type, uint32_t seq, const void *p,
                 uint32_t len, const int *fds, int nfds)
 {
@@ -25,18 +48,10 @@ int cl_msg_send(int fd, uint32_t type, uint32_t seq, const void *p,
     if (len)
         memcpy(buf + sizeof h, p, len);
     struct iovec iov = {buf, sizeof h + len};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-        struct cmsghdr align;
-    } ctl;
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
+    union fd_room room;
+    struct msghdr m = message(
+        &iov, &room, nfds > 0 ? CMSG_SPACE(sizeof(int) * (size_t)nfds) : 0);
     if (nfds > 0) {
-        memset(&ctl, 0, sizeof ctl);
-        m.msg_control = ctl.b;
-        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
@@ -88,16 +103,8 @@ int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
         break;
     }
     struct iovec iov = {buf, sizeof buf};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-        struct cmsghdr align;
-    } ctl;
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl.b;
-    m.msg_controllen = sizeof ctl.b;
+    union fd_room room;
+    struct msghdr m = message(&iov, &room, sizeof room.b);
     ssize_t r;
     do
         r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
