@@ -12,6 +12,12 @@
 #                                     # skeleton, fixtures, ladder, sanitizers
 #     bash tools/gpu-check.sh batch2  # a class batch on two GPUs (GPUS="0 1"),
 #                                     # names with spaces, quotes, accents
+#     bash tools/gpu-check.sh soak [N] [sanitize]  # make soak: N rounds
+#                                     # (default 3) of every reference and
+#                                     # honest fixture, stopping before the
+#                                     # 10-minute window ends; rows add up
+#                                     # in $SOAK_OUT (carry it to resume);
+#                                     # "sanitize": the SANITIZE=1 build
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
 #                                     # setup.sh, then run_autograder on the
 #                                     # reference and the skeleton, and on
@@ -42,6 +48,20 @@ note "gpu-check $phase $(date -u +%Y-%m-%dT%H:%MZ)"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>&1 | tee -a "$sum"
 make info 2>&1 | tee -a "$sum"
 step build make -j"$(nproc)" all fixtures || { tail -30 "$OUT/build.log"; exit 1; }
+if [ "$phase" = soak ]; then
+    rounds=${2:-3}
+    san=0
+    [ "${3:-}" = sanitize ] && san=1
+    [ $san = 1 ] && step build-sanitize make -j"$(nproc)" SANITIZE=1 all fixtures
+    # the soak's own deadline ends it between gradings, inside the window
+    step soak env SOAK_OUT="${SOAK_OUT:-$final/soak}" python3 tools/soak.py \
+        --rounds "$rounds" --build "$([ $san = 1 ] && echo build/sanitize || echo build)" \
+        --deadline "${SOAK_DEADLINE:-540}"
+    tee -a "$sum" < "$OUT/soak.log" > /dev/null
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
 if [ "$phase" = bench ]; then
     step ladders make bench SOLUTION=1
     tee -a "$sum" < "$OUT/ladders.log" > /dev/null
