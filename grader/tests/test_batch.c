@@ -804,6 +804,11 @@ START_TEST(test_autograder)
 {
     char dir[] = "/tmp/cl-ag-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* the bundle builds as on Gradescope's machine: not with the variables
+     * of the make that runs this suite (SANITIZE=1 would move its build) */
+    unsetenv("MAKEFLAGS");
+    unsetenv("MFLAGS");
+    unsetenv("MAKELEVEL");
     ck_assert_int_eq(
         sh("make -s autograder LAB=1 DIST=%s/dist > %s/make.log 2>&1", dir,
            dir),
