@@ -809,6 +809,7 @@ START_TEST(test_autograder)
     unsetenv("MAKEFLAGS");
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
+    unsetenv("SANITIZE");
     ck_assert_int_eq(
         sh("make -s autograder LAB=1 DIST=%s/dist > %s/make.log 2>&1", dir,
            dir),
