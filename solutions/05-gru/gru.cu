@@ -621,40 +621,63 @@ static size_t pk_smem(int BC, int Kp, int L)
            sizeof(float);
 }
 
+/* whether @p grid blocks of @p kernel (@p threads each, @p smem bytes of
+ * dynamic shared memory) can all be resident at once, as a cooperative
+ * launch needs; the device's facts are read once per device into @p c,
+ * which also raises the kernel's shared-memory limit to the opt-in
+ * maximum. An error on the way is cleared (none is sticky): the caller
+ * falls back, and its launches are judged on their own */
+struct coop_cache {
+    int dev, sms, optin;
+};
+
+static int coop_fits(struct coop_cache *c, const void *kernel, int grid,
+                     int threads, size_t smem)
+{
+    int cur, per_sm = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (cur != c->dev) {
+        if (cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount,
+                                   cur) != cudaSuccess ||
+            cudaDeviceGetAttribute(&c->optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   cur) != cudaSuccess ||
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 c->optin) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        c->dev = cur;
+    }
+    if (smem > (size_t)c->optin ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+                                                      smem) != cudaSuccess ||
+        grid > per_sm * c->sms) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
 /* launch the persistent kernel if it fits: returns 0 (nothing enqueued)
  * when it does not, so the caller falls back */
 template <int KQ, int BT>
 static int launch_persistent(pk_args *a, cudaStream_t s)
 {
-    static int dev = -1, sms, optin;
-    int cur;
-    if (cudaGetDevice(&cur) != cudaSuccess)
-        return 0;
-    if (cur != dev) {
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cur) !=
-                cudaSuccess ||
-            cudaDeviceGetAttribute(&optin,
-                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                   cur) != cudaSuccess ||
-            cudaFuncSetAttribute(persistent_kernel<KQ, BT>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 optin) != cudaSuccess)
-            return 0;
-        dev = cur;
-    }
+    static struct coop_cache c = {-1, 0, 0};
+    const void *kernel = (const void *)persistent_kernel<KQ, BT>;
     size_t smem = pk_smem(32 / KQ * BT, a->Kp, a->L);
-    int grid = a->L * a->blocks_per_layer, per_sm = 0;
-    if (smem > (size_t)optin ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, persistent_kernel<KQ, BT>, PK_THREADS, smem) !=
-            cudaSuccess ||
-        grid > per_sm * sms)
+    int grid = a->L * a->blocks_per_layer;
+    if (!coop_fits(&c, kernel, grid, PK_THREADS, smem))
         return 0;
     void *args[] = {a};
     if (cudaMemsetAsync(a->bar, 0, sizeof(unsigned), s) != cudaSuccess ||
-        cudaLaunchCooperativeKernel((const void *)persistent_kernel<KQ, BT>,
-                                    grid, PK_THREADS, args, smem,
-                                    s) != cudaSuccess) {
+        cudaLaunchCooperativeKernel(kernel, grid, PK_THREADS, args, smem, s) !=
+            cudaSuccess) {
         /* not sticky: clear it, so the fallback's launches are judged on
          * their own */
         (void)cudaGetLastError();
@@ -1038,39 +1061,16 @@ static size_t wf_smem(int BC, int Kh, int Kimax)
 template <int KQ, int BT>
 static int launch_wavefront(wf_args *a, cudaStream_t s)
 {
-    static int dev = -1, sms, optin;
-    int cur;
-    if (cudaGetDevice(&cur) != cudaSuccess)
-        return 0;
-    if (cur != dev) {
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cur) !=
-                cudaSuccess ||
-            cudaDeviceGetAttribute(&optin,
-                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                   cur) != cudaSuccess ||
-            cudaFuncSetAttribute(wavefront_kernel<KQ, BT>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 optin) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return 0;
-        }
-        dev = cur;
-    }
+    static struct coop_cache c = {-1, 0, 0};
+    const void *kernel = (const void *)wavefront_kernel<KQ, BT>;
     a->bpl = (a->H + WF_U - 1) / WF_U;
     size_t smem = wf_smem(32 / KQ * BT, a->Kh, a->Kimax);
-    int grid = a->L * a->bpl, per_sm = 0;
-    if (smem > (size_t)optin ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, wavefront_kernel<KQ, BT>, 2 * WF_NT, smem) !=
-            cudaSuccess ||
-        grid > per_sm * sms) {
-        (void)cudaGetLastError();
+    int grid = a->L * a->bpl;
+    if (!coop_fits(&c, kernel, grid, 2 * WF_NT, smem))
         return 0;
-    }
     void *args[] = {a};
-    if (cudaLaunchCooperativeKernel((const void *)wavefront_kernel<KQ, BT>,
-                                    grid, 2 * WF_NT, args, smem,
-                                    s) != cudaSuccess) {
+    if (cudaLaunchCooperativeKernel(kernel, grid, 2 * WF_NT, args, smem, s) !=
+        cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
