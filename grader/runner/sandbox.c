@@ -303,13 +303,27 @@ int cl_sandbox_confine(char *note, size_t len)
 
 /* the rules are added with libseccomp; a system call this architecture
  * lacks is no error */
-static int rule(scmp_filter_ctx f, int nr, unsigned n,
-                const struct scmp_arg_cmp *cmp)
+static int add_rule(scmp_filter_ctx f, uint32_t action, int nr, unsigned n,
+                    const struct scmp_arg_cmp *cmp)
 {
     if (nr < 0)
         return 0;
-    int rc = seccomp_rule_add_array(f, SCMP_ACT_ALLOW, nr, n, cmp);
+    int rc = seccomp_rule_add_array(f, action, nr, n, cmp);
     return rc == -EDOM || rc == -EOPNOTSUPP ? 0 : rc;
+}
+
+/* allowed (when the arguments match @p cmp) */
+static int rule(scmp_filter_ctx f, int nr, unsigned n,
+                const struct scmp_arg_cmp *cmp)
+{
+    return add_rule(f, SCMP_ACT_ALLOW, nr, n, cmp);
+}
+
+/* answered with @p err, never made */
+static int refuse(scmp_filter_ctx f, int nr, unsigned n,
+                  const struct scmp_arg_cmp *cmp, int err)
+{
+    return add_rule(f, SCMP_ACT_ERRNO(err), nr, n, cmp);
 }
 
 static int allow_each(scmp_filter_ctx f, const int *nrs, size_t count)
@@ -392,8 +406,7 @@ static int allow_common(scmp_filter_ctx f, pid_t self)
     struct scmp_arg_cmp thread =
         SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD);
     rc |= rule(f, SCMP_SYS(clone), 1, &thread);
-    int e = seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    rc |= e == -EDOM || e == -EOPNOTSUPP ? 0 : e;
+    rc |= refuse(f, SCMP_SYS(clone3), 0, NULL, ENOSYS);
     /* scheduling of itself only (pid 0 is the caller) */
     struct scmp_arg_cmp me = SCMP_A0(SCMP_CMP_EQ, 0);
     rc |= rule(f, SCMP_SYS(sched_setaffinity), 1, &me);
@@ -425,13 +438,6 @@ static int allow_common(scmp_filter_ctx f, pid_t self)
  * on the GPU host) and live with the refusal. Stage 1 refuses opens for
  * writing (one rule per flag: each is a bit of the flags), stage 2 every
  * open. */
-static int refuse(scmp_filter_ctx f, int nr, unsigned n,
-                  const struct scmp_arg_cmp *cmp, int err)
-{
-    int e = seccomp_rule_add_array(f, SCMP_ACT_ERRNO(err), nr, n, cmp);
-    return e == -EDOM || e == -EOPNOTSUPP ? 0 : e;
-}
-
 static int refuse_opens(scmp_filter_ctx f, int stage)
 {
     int rc = refuse(f, SCMP_SYS(openat2), 0, NULL, ENOSYS);
