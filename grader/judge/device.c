@@ -6,6 +6,7 @@
 #include "fatal.h"
 #include "judge/judge_gpu.h"
 #include "gpuinfo.h"
+#include "now.h"
 #include "protocol/gate.h"
 #include "timing.h"
 
@@ -97,13 +98,6 @@ void *cl_judge_cudnn(void)
     if (!J.dnn)
         CUDNN_CHECK(cudnnCreate(&J.dnn));
     return J.dnn;
-}
-
-double cl_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 double cl_judge_time(void (*run)(void *ctx), void *ctx)

@@ -63,9 +63,6 @@ void cl_mem_sync(void);
 /** A blocking copy to host memory @p dst. */
 void cl_mem_read(void *dst, const void *src, size_t n);
 
-/** The monotonic clock, seconds. */
-double cl_now_s(void);
-
 /** 64 bits from the kernel's random source: what the runner cannot
  *  predict (the case's salt, the rows a check samples). */
 uint64_t cl_private_random(void);

@@ -6,6 +6,7 @@
 #include "fileio.h"
 #include "judge/device.h"
 #include "judge/harness.h"
+#include "now.h"
 
 #include <errno.h>
 #include <fcntl.h>

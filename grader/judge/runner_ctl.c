@@ -3,6 +3,7 @@
 #include "judge/runner_ctl.h"
 
 #include "judge/device.h"
+#include "now.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,6 +4,7 @@
 
 #include "fileio.h"
 #include "judge/judge.h"
+#include "now.h"
 #include "parent/policy.h"
 #include "parent/score.h"
 #include "parent/symbols.h"
@@ -21,13 +22,6 @@
 #include <unistd.h>
 
 #define MAX_HANGS 2 /* after this many timeouts, stop running */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
                         struct cl_grade *g)
@@ -165,7 +159,7 @@ static void run_one(const struct cl_judge_run *run, struct cl_grade *g,
 enum cl_exit cl_grade_run(const struct cl_lab *lab,
                           const struct cl_grade_opts *o, struct cl_grade *g)
 {
-    double t0 = now_s();
+    double t0 = cl_now_s();
     memset(g, 0, sizeof *g);
     g->lab = lab;
     g->seed = o->seed;
@@ -231,7 +225,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     if (rc != CL_EXIT_OK) {
         mark_rest(g, 0, CL_ST_NOT_RUN, g->summary);
         cl_score_grade(g, policy);
-        g->elapsed_s = now_s() - t0;
+        g->elapsed_s = cl_now_s() - t0;
         if (run.sub_fd >= 0)
             close(run.sub_fd);
         return g->exit_code = rc;
@@ -248,7 +242,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         int timing = (c->kind == CL_CASE_SPEED || c->kind == CL_CASE_BENCH) &&
                      correct && !o->profile;
         progress(o, k, g->n, c->name);
-        double started = now_s();
+        double started = cl_now_s();
         run_one(&run, g, &w, k, timing);
         struct cl_result *r = &g->r[k];
         /* a judge that died or failed is the grader's failure, never the
@@ -269,7 +263,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
             g->sandbox = r->sandbox;
             g->runner_uid = r->runner_uid;
         }
-        r->wall_s = now_s() - started;
+        r->wall_s = cl_now_s() - started;
         hangs += r->status == CL_ST_TIMEOUT;
         /* the grader's own failure says nothing of the submission: the
          * speed cases after it are still timed */
@@ -293,7 +287,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     cl_judge_stop(&w);
     close(run.sub_fd);
     cl_score_grade(g, policy);
-    g->elapsed_s = now_s() - t0;
+    g->elapsed_s = cl_now_s() - t0;
     if (rc == CL_EXIT_LOAD)
         return g->exit_code = rc;
     return g->exit_code = g->all_correct ? CL_EXIT_OK : CL_EXIT_FAILED;

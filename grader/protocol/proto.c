@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "protocol/proto.h"
 
+#include "now.h"
+
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -66,26 +68,19 @@ int cl_msg_send(int fd, uint32_t type, uint32_t seq, const void *p,
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
                 uint32_t *len, int *fds, int maxfds, int *nfds,
                 double timeout_s, int poll_extra,
                 void (*on_extra)(int fd, void *ctx), void *extra_ctx)
 {
     static unsigned char buf[sizeof(struct cl_msg_head) + CL_MSG_MAX + 1];
-    double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+    double deadline = timeout_s > 0 ? cl_now_s() + timeout_s : 0;
     if (nfds)
         *nfds = 0;
     for (;;) {
         int ms = -1;
         if (timeout_s > 0) {
-            double left = deadline - now_s();
+            double left = deadline - cl_now_s();
             if (left <= 0)
                 return 2;
             ms = (int)(left * 1000) + 1;
