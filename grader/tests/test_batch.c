@@ -804,11 +804,9 @@ START_TEST(test_autograder)
 {
     char dir[] = "/tmp/cl-ag-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    /* the bundle builds as on Gradescope's machine: not with the variables
-     * of the make that runs this suite (SANITIZE=1 would move its build) */
-    unsetenv("MAKEFLAGS");
-    unsetenv("MFLAGS");
-    unsetenv("MAKELEVEL");
+    /* the bundle builds as on Gradescope's machine: sh() drops the make
+     * variables of the make that runs this suite, and this drops the one
+     * make exports (SANITIZE=1 would move the bundle's build) */
     unsetenv("SANITIZE");
     ck_assert_int_eq(
         sh("make -s autograder LAB=1 DIST=%s/dist > %s/make.log 2>&1", dir,
