@@ -3,6 +3,7 @@
 #include "runner/fuzz.h"
 
 #include "protocol/proto.h"
+#include "rng.h"
 
 #include <limits.h>
 #include <math.h>
@@ -13,27 +14,28 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-static uint64_t state; /* 0: off */
+static struct {
+    int on;
+    uint64_t seed, drawn;
+} fz;
 
 void cl_fuzz_start(uint64_t seed)
 {
-    /* each runner (one per case) its own sequence */
-    state =
-        seed ? (seed * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)getpid() << 32 | 1)
-             : 0;
+    fz.on = seed != 0;
+    fz.seed = seed;
+    fz.drawn = 0;
 }
 
 int cl_fuzz_on(void)
 {
-    return state != 0;
+    return fz.on;
 }
 
-static uint64_t next(void) /* xorshift64* */
+/* each runner (one per case) its own sequence: the seed's stream of
+ * the runner's pid */
+static uint64_t next(void)
 {
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    return state * 0x2545f4914f6cdd1dULL;
+    return cl_rand_bits(fz.seed, (uint64_t)getpid(), fz.drawn++);
 }
 
 static uint32_t below(uint32_t n)
