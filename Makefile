@@ -45,17 +45,33 @@ POLICY    ?=
 Q := $(if $(filter 1,$(V)),,@)
 say = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' $(1) $(2);)
 
-# ---- dependencies: Check and cJSON (installed by `make deps`) -------------
+# every rule is written here: make's built-in ones only slow it down, and
+# would chain a dependency file to a compile (foo.d from foo.d.o)
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
 
-PKG_OK := $(shell pkg-config --exists check libcjson 2>/dev/null && echo 1)
-ifeq ($(PKG_OK),1)
-  DEP_CFLAGS := $(shell pkg-config --cflags libcjson check)
-  CJSON_LIBS := $(shell pkg-config --libs libcjson)
-  CHECK_LIBS := $(shell pkg-config --libs check)
-else
-  CJSON_LIBS := -lcjson
-  CHECK_LIBS := -lcheck -lsubunit -lrt -lm -pthread
+# ---- parallel by default --------------------------------------------------
+# The build runs one job per core unless the command line (or MAKEFLAGS in
+# the environment) asks for its own -j: `make -j1 test` keeps its one job.
+# Only the top-level make decides; a sub-make shares its parent's jobs.
+ifeq ($(MAKELEVEL),0)
+  USER_JOBS := $(shell for a in $$(tr '\0' ' ' < /proc/$$PPID/cmdline 2>/dev/null) $$MAKEFLAGS; do \
+                 case $$a in (--jobs*) echo y;; (--*) ;; (-*j*) echo y;; esac; done)
+  ifeq ($(USER_JOBS),)
+    MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+  endif
 endif
+
+# ---- dependencies: Check and cJSON (installed by `make deps`) -------------
+# Asked of pkg-config when a recipe first needs them, not when the Makefile
+# is read: on a fresh machine `deps` installs the packages in this very run,
+# before anything compiles (every compile waits for it), and the flags are
+# those of the installed packages. Each is computed once (memoized).
+memo = $(eval $(1) := $(2))$($(1))
+PKG_OK      = $(call memo,PKG_OK,$(shell pkg-config --exists check libcjson 2>/dev/null && echo 1))
+DEP_CFLAGS  = $(call memo,DEP_CFLAGS,$(if $(PKG_OK),$(shell pkg-config --cflags libcjson check)))
+CJSON_LIBS  = $(call memo,CJSON_LIBS,$(if $(PKG_OK),$(shell pkg-config --libs libcjson),-lcjson))
+CHECK_LIBS  = $(call memo,CHECK_LIBS,$(if $(PKG_OK),$(shell pkg-config --libs check),-lcheck -lsubunit -lrt -lm -pthread))
 
 # ---- cuDNN: CUDNN_HOME, the toolkit, or the system paths ------------------
 # (x86_64 and aarch64 hosts: Debian's multiarch folders, and the toolkit's
@@ -97,14 +113,19 @@ LAB_NAMES := $(notdir $(LAB_DIRS))
 # lab ("05-gru/gru.h"), the shared helpers their file ("errcheck.h")
 INCLUDES  := -Icommon -Igrader -Ilabs \
              -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
-WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
-CFLAGS    := -std=c11 -O2 -g $(SAN) $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
-             -DCL_VERSION='"$(shell cat VERSION 2>/dev/null || echo 0)"' \
+# gcc 14 makes these errors by default (Debian 13, Fedora 40, Arch): every
+# compiler here does, so the first build of a newer machine does not stop
+WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
+             -Werror=implicit-function-declaration -Werror=implicit-int \
+             -Werror=int-conversion -Werror=incompatible-pointer-types
+CL_VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
+CFLAGS     = -std=c11 -O2 -g -pthread $(SAN) $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \
+             -DCL_VERSION='"$(CL_VERSION)"' \
              -DCL_ROOT='"$(CURDIR)"'
 NVFLAGS   := -std=c++17 -O3 $(ARCH_FLAGS) -Xcompiler -Wall,-Wextra $(INCLUDES)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
              -lcublas $(CUDNN_LINK)
-LDLIBS    := $(CUDA_LIBS) $(CJSON_LIBS) -lseccomp -lcapstone -lstdc++ -ldl -lm
+LDLIBS     = $(CUDA_LIBS) $(CJSON_LIBS) -lseccomp -lcapstone -lstdc++ -ldl -lm -pthread
 # the runner: the CUDA runtime and CUPTI, never cuBLAS or cuDNN (a lab that
 # forbids them must find them nowhere in the process that runs the student)
 RUNNER_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart \
@@ -150,10 +171,13 @@ SOLUTION_SO := $(patsubst %,$(BUILD)/solution/%.so,$(notdir $(wildcard solutions
 # Lab 4's reference again, built for the 4 KB kernel-parameter limit
 SOLUTION_SO += $(if $(wildcard solutions/04-multi-tensor-apply),$(BUILD)/solution/04-multi-tensor-apply-4k.so)
 FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wildcard grader/tests/fixtures/*/*.cu))
-# unit suites first (no processes), then the self-test lab's sandbox and
-# the command line, then the release, batch and GPU suites
-TESTS       := $(addprefix $(BUILD)/tests/test_,common refs measure score policy \
-                 symbols pins report sandbox protocol cli release batch gpu)
+# the suites that never touch a GPU (unit suites, and the self-test lab's
+# sandbox on the CPU): run-suites.sh runs them side by side on a machine
+# of many cores; then, one at a time, those that may grade on a GPU
+TESTS_CPU   := $(addprefix $(BUILD)/tests/test_,common refs measure score policy \
+                 symbols pins report sandbox protocol)
+TESTS_GPU   := $(addprefix $(BUILD)/tests/test_,cli release batch gpu)
+TESTS       := $(TESTS_CPU) $(TESTS_GPU)
 
 # LAB=01, 1, vector-add or 01-vector-add -> the lab's directory name
 lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) labs/$(1))))
@@ -183,6 +207,8 @@ endif
 ifeq ($(SOLUTION)$(wildcard solutions),1)
   $(error SOLUTION=1: the reference solutions are not part of the handout (this tree has no solutions/))
 endif
+# when this make started: make test's last line counts the build in
+MAKE_T0    := $(shell date +%s)
 # a maintainer's tree has the grader's own tests; a handout does not
 MAINTAINER := $(if $(wildcard grader/tests/fixtures),1)
 
@@ -213,7 +239,7 @@ fixtures: $(FIXTURE_SO)
 ## (GPU suites need a GPU); a handout has no tests and says so
 ifeq ($(MAINTAINER),1)
 test: all $(TESTS) $(FIXTURE_SO) $(SELFTEST_SO)
-	$(Q)sh grader/tests/run-suites.sh $(TESTS)
+	$(Q)CL_MAKE_T0=$(MAKE_T0) bash grader/tests/run-suites.sh $(TESTS_CPU) -- $(TESTS_GPU)
 else
 test:
 	@echo "make test is a maintainer's command: it runs the grader's own test suites,"
@@ -225,19 +251,22 @@ endif
 ## CPU self-test lab 00 (no GPU needed): the test_sandbox suite
 ifeq ($(MAINTAINER),1)
 selftest: $(GRADER) $(RUNNER) $(SELFTEST_SO) $(BUILD)/tests/test_sandbox
-	$(Q)sh grader/tests/run-suites.sh $(BUILD)/tests/test_sandbox
+	$(Q)bash grader/tests/run-suites.sh $(BUILD)/tests/test_sandbox
 endif
 
 ## soak: honest code must never lose a point: every reference solution and
 ## honest fixture graded ROUNDS times (default 1) with random seeds, each
 ## grading a row of SOAK_OUT/soak.tsv (default build/soak; rows add up
 ## across runs), the table in SOAK_OUT/soak.md; exits 1 on any false
-## verdict (tools/soak.py; SANITIZE=1 also counts sanitizer reports)
+## verdict (tools/soak.py; SANITIZE=1 also counts sanitizer reports);
+## HOSTILE=1 also grades every other fixture once a round, which must be
+## caught, and writes both error rates (SOAK_OUT/rates.md)
 ROUNDS   ?= 1
 SOAK_OUT ?= $(BUILD)/soak
 .PHONY: soak
 soak: deps $(GRADER) $(RUNNER) $(SOLUTION_SO) $(FIXTURE_SO)
 	$(Q)python3 tools/soak.py --rounds $(ROUNDS) --out $(SOAK_OUT) --build $(BUILD) \
+	  $(if $(filter 1,$(HOSTILE)),--hostile) \
 	  $(if $(LAB),--labs $(foreach l,$(GRADE_LABS),$(firstword $(subst -, ,$(l)))))
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
@@ -421,23 +450,23 @@ clean:
 
 # ---- rules ----------------------------------------------------------------
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | deps
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu | deps
 	$(call say,NVCC,$<)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(NVFLAGS) -c -o $@ $<
 
-$(LIBCORE): $(CORE_OBJ)
+$(LIBCORE): $(CORE_OBJ) | deps
 	$(call say,AR,$@)
 	$(Q)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
-$(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER)
+$(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER) deps
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
-$(RUNNER): $(RUNNER_OBJ)
+$(RUNNER): $(RUNNER_OBJ) | deps
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -Wl,-z,relro,-z,now -o $@ $^ $(RUNNER_LIBS)
 
@@ -448,11 +477,11 @@ $(BUILD)/gen/policy_default.c: grader/parent/policy.json
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | deps
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/selftest/%.so: grader/tests/selftest/%.c
+$(BUILD)/selftest/%.so: grader/tests/selftest/%.c | deps
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader \
 	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
@@ -460,29 +489,29 @@ $(BUILD)/selftest/%.so: grader/tests/selftest/%.c
 # a student's lab: exactly the file the grade builds (lab_src), rebuilt when
 # it or a header it includes changes (nvcc's dependency list, below); any
 # other .cu file in the lab's folder is named, never linked in
-$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h)
+$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h) | deps
 	$(call say,NVCC,$@)
 	$(Q)$(call note_others,$*,$<)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -MMD -MP -MF $(@:.so=.d) -Ilabs/$* -o $@ $<
 
-$(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
+$(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | deps
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -Ilabs/$* -o $@ $(filter %.cu,$^)
 
-$(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h)
+$(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | deps
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -DMTA_PARAM_BYTES=4096 -Ilabs/$* -o $@ $(filter %.cu,$^)
 
 # fixtures/labNN/x.cu is a known-bad submission for lab NN
-$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu $(wildcard grader/tests/fixtures/*/*.cuh)
+$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu $(wildcard grader/tests/fixtures/*/*.cuh) | deps
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC)) -o $@ $<
 
-$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE) | $(RUNNER)
+$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE) | $(RUNNER) deps
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(CHECK_LIBS)
 
-$(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c)
+$(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c) | deps
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -DCL_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
 

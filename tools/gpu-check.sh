@@ -56,7 +56,7 @@ if [ "$phase" = soak ]; then
     # the soak's own deadline ends it between gradings, inside the window
     step soak env SOAK_OUT="${SOAK_OUT:-$final/soak}" python3 tools/soak.py \
         --rounds "$rounds" --build "$([ $san = 1 ] && echo build/sanitize || echo build)" \
-        --deadline "${SOAK_DEADLINE:-540}"
+        --deadline "${SOAK_DEADLINE:-540}" $([ "${HOSTILE:-0}" = 1 ] && echo --hostile)
     tee -a "$sum" < "$OUT/soak.log" > /dev/null
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
@@ -129,7 +129,7 @@ if [ "$phase" = autograder ]; then
         r=$PWD/build/gpu-check-ag/$id
         rm -rf "$r" && mkdir -p "$r/source" "$r/submission"
         step "autograder-zip-$id" make autograder LAB="$id" DIST="$dist"
-        unzip -qq "$dist/autograder-$id-$slug.zip" -d "$r/source"
+        python3 tools/unzip.py "$dist/autograder-$id-$slug.zip" "$r/source"
         cp "$r/source/run_autograder" "$r/"
         # the host has CUDA and the libraries: setup.sh only builds
         step "autograder-setup-$id" env NO_APT=1 bash "$r/source/setup.sh"
@@ -156,7 +156,7 @@ print("valid results.json: score %s, %d tests, visibility %s, status %s" % (d.ge
         want=$(build/bin/grade "$id" --policy "$pol" --list | awk '{ s += $3 } END { print s }')
         step "autograder-zip-$id-policy" make autograder LAB="$id" DIST="$dist" POLICY="$pol"
         # the same grader tree: only the files at the top change
-        unzip -qq -o "$dist/autograder-$id-$slug.zip" autograder.env policy.json -d "$r/source"
+        python3 tools/unzip.py "$dist/autograder-$id-$slug.zip" "$r/source" autograder.env policy.json
         rm -rf "$r/submission" "$r/results" && mkdir -p "$r/submission"
         cp "solutions/$id-$slug/$(basename "$file")" "$r/submission/"
         step "autograder-run-$id-policy" env AUTOGRADER_ROOT="$r" "$r/run_autograder"

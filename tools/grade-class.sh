@@ -53,6 +53,7 @@
 # OUT/lab names the lab, so that collecting it as another lab's fails.
 set -uo pipefail
 grade=${GRADE:-build/bin/grade}
+tools=$(cd "$(dirname "$0")" && pwd)
 
 lab_facts() { # sets LAB_ID LAB_SLUG LAB_SRC LAB_EXT from the grader
     local facts
@@ -324,11 +325,7 @@ unpack() { # unpack ARCHIVE DIR: tar or zip into DIR
     case $1 in
     *.tar.gz | *.tgz | *.tar) tar -xf "$1" -C "$2" ;;
     *.zip | *.ZIP)
-        if command -v unzip > /dev/null; then
-            unzip -qq -o "$1" -d "$2"
-        else
-            python3 -m zipfile -e "$1" "$2"
-        fi
+        python3 "$tools/unzip.py" "$1" "$2"
         ;;
     *) return 1 ;;
     esac
@@ -336,21 +333,23 @@ unpack() { # unpack ARCHIVE DIR: tar or zip into DIR
 
 # ---- grading one ---------------------------------------------------------
 
-grade_one() { # grade_one KEY OUT
-    local key=$1 out=$2 work src who
-    who=$(awk -F'\t' '$1 == "person" { printf "%s%s", (n++ ? ", " : ""), $2 }' \
-        "$out/results/$key.student" 2>/dev/null)
-    who="${who:-$key} [$key]"
-    # a result stands unless FORCE=1, it says no GPU was there to grade, or
-    # it was a quick rehearsal and this run is not
-    if [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$key.status" ] ||
+# does KEY need grading? A result stands unless FORCE=1, it says no GPU
+# was there to grade, or it was a quick rehearsal and this run is not
+to_grade() { # to_grade KEY OUT
+    local key=$1 out=$2
+    ! { [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$key.status" ] ||
         { [ -e "$out/results/$key.json" ] &&
           ! grep -q '"not graded: no GPU"' "$out/results/$key.json" &&
           { [ "${QUICK:-0}" = 1 ] ||
-            ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; then
-        echo "skip   $who (graded; FORCE=1 to grade again)"
-        return 0
-    fi
+            ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; }
+}
+
+# stage KEY's files and build its source into OUT/work/KEY/lab.so; the
+# outcome goes to OUT/work/KEY/prepared: "built SRC", or "no-source MSG"
+# or "compile-error MSG". No GPU, nothing printed: the batch builds every
+# submission side by side before it grades (prepare_all)
+prepare_one() { # prepare_one KEY OUT
+    local key=$1 out=$2 work src
     work="$out/work/$key"
     rm -rf "$work" && mkdir -p "$work/in" "$out/logs"
     local p as
@@ -370,8 +369,7 @@ grade_one() { # grade_one KEY OUT
             src=$(find "$work/in" -type f -name "*.$LAB_EXT" "${no_litter[@]}")
     fi
     if [ -z "$src" ]; then
-        status "$out" "$key" no-source "no $(basename "$LAB_SRC") in the submission"
-        echo "done   $who: no-source"
+        printf 'no-source\tno %s in the submission\n' "$(basename "$LAB_SRC")" > "$work/prepared"
         return 0
     fi
     case $src in
@@ -386,11 +384,53 @@ grade_one() { # grade_one KEY OUT
     # the paths go through the environment: make leaves them alone there
     if ! SRC=$src SO=$work/lab.so make -s build-submission \
             LABDIR="$LAB_ID-$LAB_SLUG" > "$out/logs/$key.build.txt" 2>&1; then
-        status "$out" "$key" compile-error \
-            "$(grep -m 1 -i -E 'error' "$out/logs/$key.build.txt" | cut -c1-300)"
-        echo "done   $who: compile-error"
+        printf 'compile-error\t%s\n' \
+            "$(grep -m 1 -i -E 'error' "$out/logs/$key.build.txt" | cut -c1-300 | tr '\t' ' ')" \
+            > "$work/prepared"
         return 0
     fi
+    printf 'built\t%s\n' "$src" > "$work/prepared"
+}
+
+# build every submission that needs grading, BUILD_JOBS at a time (default:
+# one per core): the compiler needs no GPU, and a class's builds one after
+# the other would keep the GPUs waiting
+prepare_all() { # prepare_all OUT KEY...
+    local out=$1 running=0 jobs=${BUILD_JOBS:-$(nproc 2>/dev/null || echo 1)}
+    shift
+    for key in "$@"; do
+        to_grade "$key" "$out" || continue
+        if [ "$running" -ge "$jobs" ]; then
+            wait -n
+            running=$((running - 1))
+        fi
+        prepare_one "$key" "$out" &
+        running=$((running + 1))
+    done
+    wait
+}
+
+grade_one() { # grade_one KEY OUT: grade it (prepared already, or here)
+    local key=$1 out=$2 work src who what msg
+    who=$(awk -F'\t' '$1 == "person" { printf "%s%s", (n++ ? ", " : ""), $2 }' \
+        "$out/results/$key.student" 2>/dev/null)
+    who="${who:-$key} [$key]"
+    if ! to_grade "$key" "$out"; then
+        echo "skip   $who (graded; FORCE=1 to grade again)"
+        return 0
+    fi
+    work="$out/work/$key"
+    [ -e "$work/prepared" ] || prepare_one "$key" "$out"
+    IFS=$'\t' read -r what msg < "$work/prepared"
+    rm -f "$work/prepared" # a later run builds again
+    case $what in
+    no-source | compile-error)
+        status "$out" "$key" "$what" "$msg"
+        echo "done   $who: $what"
+        return 0
+        ;;
+    esac
+    src=$msg
     # shellcheck disable=SC2046
     timeout -k 10 "${TIMEOUT:-1800}" "$grade" "$LAB_ID" --lib "$work/lab.so" \
         --source "$src" --json "$out/results/$key.json" --seed "$SEED" \
@@ -470,6 +510,7 @@ mapfile -t entries < "$ent/list"
 echo "grade-class: lab $LAB_ID$([ "${QUICK:-0}" = 1 ] && echo ", quick cases only"), ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
 gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
 set -- $gpus
+prepare_all "$out" "${entries[@]}"
 if [ $# -le 1 ]; then
     for e in "${entries[@]}"; do grade_one "$e" "$out"; done
 else

@@ -73,7 +73,9 @@ _triplet=$(gcc -dumpmachine 2>/dev/null || echo "$(uname -m)-linux-gnu")
 case $_triplet in *-linux-gnu) ;; *) _triplet=$(uname -m)-linux-gnu ;; esac
 _lib="$_prefix/usr/lib/$_triplet"
 [ -d "$_lib" ] || echo "env.sh: no $_lib: were the packages downloaded for this host's architecture? (ARCH=arm64 on an Arm host)" >&2
-export CPATH="$_prefix/usr/include${CPATH:+:$CPATH}"
+# as system headers (-isystem, not -I): their own macros warn nowhere
+export C_INCLUDE_PATH="$_prefix/usr/include${C_INCLUDE_PATH:+:$C_INCLUDE_PATH}"
+export CPLUS_INCLUDE_PATH="$_prefix/usr/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}"
 export LIBRARY_PATH="$_lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
 export LD_LIBRARY_PATH="$_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # the .pc files name prefix=/usr: let pkg-config rebase them

@@ -15,11 +15,24 @@ the frame and its noise) go to OUT/timing.tsv.
 A false verdict is any of: a reference below full marks; an honest fixture
 with a case neither pass nor (speed cases) timed; internal-error or
 unconfirmed anywhere; a judge that died; a sanitizer's report (a build of
-make SANITIZE=1). The exit status is 1 when the table holds one, 0 when
-not, 2 on a usage error.
+make SANITIZE=1).
+
+The other direction, with --hostile: every other fixture of the labs
+(build/fixtures/labNN/*.so: wrong code, and code that lies, hooks, forges
+or hides) is graded once per round too, one row each in OUT/hostile.tsv,
+and must be caught: refused, or below full marks. A fixture listed in
+NO_GAIN may instead earn full marks by doing the honest work when its
+trick finds nothing to exploit ("no gain"); full marks otherwise is
+"fooled". The summary ends with both error rates side by side
+(OUT/rates.md): honest gradings with a false verdict, hostile gradings
+not caught.
+
+The exit status is 1 when a table holds a false verdict or a fooled
+grading, 0 when not, 2 on a usage error.
 
     python3 tools/soak.py [--rounds N] [--out DIR] [--grade PATH]
-                          [--labs 01,05] [--deadline SECONDS] [--summary]
+                          [--labs 01,05] [--deadline SECONDS] [--hostile]
+                          [--no-honest] [--summary]
 """
 import argparse
 import json
@@ -43,6 +56,10 @@ HONEST = {
     "05": ["correct"],
     "06": ["correct"],
 }
+# hostile fixtures that do the honest work when their trick finds nothing
+# to exploit (stream_query skips work only while its stream is busy): full
+# marks from them is no gain, not a fooled grader
+NO_GAIN = {("01", "stream_query")}
 BAD = ("internal-error", "unconfirmed")
 SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|"
                        r"ERROR: LeakSanitizer|UndefinedBehaviorSanitizer")
@@ -59,8 +76,10 @@ def grade_once(grade, build, lab, who, lib, seed):
     with tempfile.TemporaryDirectory() as tmp:
         js = os.path.join(tmp, "r.json")
         t0 = time.time()
+        # a hostile fixture may hang: 20 s a case is plenty for the rest
+        extra = ["--timeout", "20"] if who.startswith("hostile:") else []
         p = subprocess.run([grade, lab, "--lib", lib, "--seed", str(seed),
-                            "--json", js, "--no-color"],
+                            "--json", js, "--no-color"] + extra,
                            capture_output=True, text=True)
         wall = time.time() - t0
         row = {"lab": lab, "who": who, "seed": seed, "exit": p.returncode,
@@ -87,6 +106,8 @@ def grade_once(grade, build, lab, who, lib, seed):
                 c.get("wall_s")))
             for c in cases if c.get("timed")]
         row["statuses"] = ",".join(sorted({c["status"] for c in cases}))
+        if who.startswith("hostile:"):
+            return row  # judged by hostile_verdict
         why = []
         for c in cases:
             st = c["status"]
@@ -110,6 +131,37 @@ def grade_once(grade, build, lab, who, lib, seed):
 
 FIELDS = ["lab", "who", "seed", "exit", "wall_s", "score", "max", "statuses",
           "judge_deaths", "sanitizer", "false"]
+HOSTILE_FIELDS = ["lab", "fixture", "seed", "exit", "wall_s", "score", "max",
+                  "statuses", "verdict", "why"]
+
+
+def hostile_verdict(lab, fixture, row):
+    """caught, no gain, fooled, or false verdict (the grader failed)"""
+    statuses = set(row["statuses"].split(",")) - {""}
+    if statuses & set(BAD) or row["judge_deaths"] or row["sanitizer"]:
+        return "false verdict", "%s%s" % (
+            ",".join(sorted(statuses & set(BAD))),
+            " judge died" if row["judge_deaths"] else "")
+    if row["exit"] not in (0, 1):
+        return "caught", "refused (exit %d)" % row["exit"]
+    if row["score"] < row["max"] - 1e-6:
+        return "caught", "%.1f of %.1f" % (row["score"], row["max"])
+    if (lab, fixture) in NO_GAIN:
+        return "no gain", "full marks for the honest work it then did"
+    return "fooled", "full marks"
+
+
+def append_hostile(out, lab, fixture, row):
+    verdict, why = hostile_verdict(lab, fixture, row)
+    path = os.path.join(out, "hostile.tsv")
+    new = not os.path.exists(path)
+    vals = dict(row, fixture=fixture, verdict=verdict, why=why)
+    with open(path, "a") as f:
+        if new:
+            f.write("\t".join(HOSTILE_FIELDS) + "\n")
+        f.write("\t".join(str(vals[k]).replace("\t", " ")
+                          for k in HOSTILE_FIELDS) + "\n")
+    return verdict, why
 
 
 def append(out, row):
@@ -168,7 +220,61 @@ def summary(out):
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "soak.md"), "w") as f:
         f.write(text)
-    return text, bad, len(rows)
+    # the hostile fixtures, and both rates
+    hpath = os.path.join(out, "hostile.tsv")
+    hrows = []
+    if os.path.exists(hpath):
+        with open(hpath) as f:
+            head = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                hrows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
+    fooled = 0
+    if hrows:
+        per = {}
+        for r in hrows:
+            t = per.setdefault((r["lab"], r["fixture"]),
+                               {"runs": 0, "v": {}, "statuses": set()})
+            t["runs"] += 1
+            t["v"][r["verdict"]] = t["v"].get(r["verdict"], 0) + 1
+            t["statuses"].update(x for x in r["statuses"].split(",") if x)
+        hl = ["| lab | fixture | gradings | caught | no gain | fooled | "
+              "false verdict | statuses seen |", "|---|---|---|---|---|---|---|---|"]
+        for (lab, fx), t in sorted(per.items()):
+            hl.append("| %s | %s | %d | %d | %d | %d | %d | %s |" % (
+                lab, fx, t["runs"], t["v"].get("caught", 0),
+                t["v"].get("no gain", 0), t["v"].get("fooled", 0),
+                t["v"].get("false verdict", 0),
+                " ".join(sorted(t["statuses"])) or "-"))
+        htext = "\n".join(hl) + "\n"
+        with open(os.path.join(out, "hostile.md"), "w") as f:
+            f.write(htext)
+        text += "\n" + htext
+        fooled = sum(t["v"].get("fooled", 0) + t["v"].get("false verdict", 0)
+                     for t in per.values())
+    statuses = set()
+    for r in rows:
+        statuses.update(x for x in r["statuses"].split(",") if x)
+    caught = sum(1 for r in hrows if r["verdict"] == "caught")
+    nogain = sum(1 for r in hrows if r["verdict"] == "no gain")
+    rates = ["| direction | gradings | wrong verdicts | rate | seen |",
+             "|---|---|---|---|---|",
+             "| honest code (references, honest fixtures) | %d | %d lost a "
+             "point or died | %s | %s |" % (
+                 len(rows), bad, pct(bad, len(rows)),
+                 " ".join(sorted(statuses)) or "-"),
+             "| hostile fixtures (%d distinct) | %d | %d not caught | %s | "
+             "%d caught, %d no gain |" % (
+                 len({(r["lab"], r["fixture"]) for r in hrows}), len(hrows),
+                 fooled, pct(fooled, len(hrows)), caught, nogain)]
+    rtext = "\n".join(rates) + "\n"
+    with open(os.path.join(out, "rates.md"), "w") as f:
+        f.write(rtext)
+    text += "\n" + rtext
+    return text, bad + fooled, len(rows) + len(hrows)
+
+
+def pct(k, n):
+    return "%.1f%%" % (100.0 * k / n) if n else "-"
 
 
 def main():
@@ -183,6 +289,8 @@ def main():
                     help="stop starting gradings after this many seconds")
     ap.add_argument("--no-honest", action="store_true",
                     help="the references only")
+    ap.add_argument("--hostile", action="store_true",
+                    help="also every other fixture of the labs, once a round")
     ap.add_argument("--summary", action="store_true",
                     help="only print the table of what is recorded")
     a = ap.parse_args()
@@ -196,7 +304,10 @@ def main():
         labs = [l.strip() for l in a.labs.split(",") if l.strip()]
         t0 = time.time()
         rng = random.SystemRandom()
+        stop = False
         for rnd in range(a.rounds):
+            if stop:
+                break
             for lab in labs:
                 ref = os.path.join(a.build, "solution", "%s-%s.so" % (
                     lab, lab_slug(grade, lab)))
@@ -207,9 +318,18 @@ def main():
                     subs += [(h, os.path.join(a.build, "fixtures", "lab" + lab,
                                               h + ".so"))
                              for h in HONEST.get(lab, [])]
+                if a.hostile:
+                    honest = set(HONEST.get(lab, []))
+                    fdir = os.path.join(a.build, "fixtures", "lab" + lab)
+                    subs += [("hostile:" + f[:-3], os.path.join(fdir, f))
+                             for f in sorted(os.listdir(fdir))
+                             if f.endswith(".so") and f[:-3] not in honest] \
+                        if os.path.isdir(fdir) else []
                 for who, lib in subs:
-                    if a.deadline and time.time() - t0 > a.deadline:
-                        print("soak: deadline reached")
+                    if stop or (a.deadline and time.time() - t0 > a.deadline):
+                        if not stop:
+                            print("soak: deadline reached")
+                        stop = True
                         break
                     if not os.path.exists(lib):
                         print("soak: no %s (make all fixtures)" % lib,
@@ -217,6 +337,14 @@ def main():
                         return 2
                     row = grade_once(grade, a.build, lab, who, lib,
                                      rng.randrange(1, 2**31))
+                    if who.startswith("hostile:"):
+                        v, why = append_hostile(a.out, lab, who[8:], row)
+                        print("round %d lab %s %-22s seed %-10s %5.1f/%-5.1f "
+                              "%5.1fs %s: %s" % (rnd + 1, lab, who[8:],
+                                                 row["seed"], row["score"],
+                                                 row["max"], row["wall_s"], v,
+                                                 why), flush=True)
+                        continue
                     append(a.out, row)
                     print("round %d lab %s %-14s seed %-10s %5.1f/%-5.1f "
                           "%5.1fs %s" % (rnd + 1, lab, who, row["seed"],
@@ -224,7 +352,7 @@ def main():
                                          row["wall_s"],
                                          row["false"] or "ok"), flush=True)
     text, bad, n = summary(a.out)
-    print(text + "%d gradings, %d with a false verdict" % (n, bad))
+    print(text + "%d gradings, %d with a false verdict or fooled" % (n, bad))
     return 1 if bad else 0
 
 

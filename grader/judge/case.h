@@ -54,6 +54,13 @@ struct case_run {
     } inputs[CL_CALL_IMAGES];
     void *outputs[CL_MAX_BUFS];
     void *base_copies[CL_MAX_BUFS];
+    /* the memory of those two, kept from call to call (each is read whole
+     * over it) and freed with the case: a fresh allocation per call pays
+     * its page faults again, a second a gigabyte */
+    struct cl_kept {
+        void *p;
+        size_t cap;
+    } outputs_mem[CL_MAX_BUFS], base_copies_mem[CL_MAX_BUFS];
     int outputs_from_mirror; /* cl_check_output() reads the baseline's */
     /* the messages of the current command: a few KiB each, kept here
      * rather than on the stack, one of each in use at a time */
@@ -93,8 +100,12 @@ cl_case_fail(struct case_run *k, enum cl_status st, const char *fmt, ...)
     return 1;
 }
 
-/** Free the host copies of outputs (and of the baseline's) a check made. */
+/** Forget the host copies of outputs (and of the baseline's) a check made:
+ *  the next check reads them again, into the same memory. */
 void cl_case_forget_outputs(struct case_run *k);
+
+/** Forget them and free their memory (the case's end). */
+void cl_case_free_outputs(struct case_run *k);
 
 /** Free the host input images a check regenerated. */
 void cl_case_forget_inputs(struct case_run *k);

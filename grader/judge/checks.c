@@ -14,11 +14,31 @@
 
 void cl_case_forget_outputs(struct case_run *k)
 {
-    for (int i = 0; i < CL_MAX_BUFS; i++) {
-        free(k->outputs[i]);
-        free(k->base_copies[i]);
+    for (int i = 0; i < CL_MAX_BUFS; i++)
         k->outputs[i] = k->base_copies[i] = NULL;
+}
+
+void cl_case_free_outputs(struct case_run *k)
+{
+    cl_case_forget_outputs(k);
+    for (int i = 0; i < CL_MAX_BUFS; i++) {
+        free(k->outputs_mem[i].p);
+        free(k->base_copies_mem[i].p);
+        k->outputs_mem[i] = k->base_copies_mem[i] = (struct cl_kept){0};
     }
+}
+
+/* @p m's memory, at least @p n bytes (its old contents are not kept) */
+static void *kept(struct cl_kept *m, size_t n)
+{
+    if (!n)
+        n = 1;
+    if (m->cap < n) {
+        free(m->p);
+        m->p = cl_xmalloc(n);
+        m->cap = n;
+    }
+    return m->p;
 }
 
 void cl_case_forget_inputs(struct case_run *k)
@@ -64,7 +84,7 @@ const void *cl_check_output(struct cl_check *ck, int buf)
         const void *src = k->outputs_from_mirror && k->hb[buf].mirror
                               ? k->hb[buf].mirror
                               : k->hb[buf].ptr;
-        k->outputs[buf] = cl_xmalloc(n ? n : 1);
+        k->outputs[buf] = kept(&k->outputs_mem[buf], n);
         cl_mem_read(k->outputs[buf], src, n);
     }
     return k->outputs[buf];
@@ -151,7 +171,7 @@ const void *cl_vs_baseline(struct cl_vs *v, int buf)
         return NULL;
     if (!k->base_copies[buf]) {
         size_t n = k->hb[buf].bytes;
-        k->base_copies[buf] = cl_xmalloc(n ? n : 1);
+        k->base_copies[buf] = kept(&k->base_copies_mem[buf], n);
         cl_mem_read(k->base_copies[buf], k->hb[buf].mirror, n);
     }
     return k->base_copies[buf];

@@ -1,4 +1,5 @@
 /* clock.c: the judge's clock on a timed call (clock.h). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "judge/clock.h"
 
 #include "judge/case.h"

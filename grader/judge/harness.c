@@ -810,7 +810,7 @@ void cl_case_run(const struct cl_lab *lab, int index,
     }
     for (int i = 0; i < k.plan.nbuf; i++)
         cl_gbuf_free(&k.hb[i], !k.device_broken);
-    cl_case_forget_outputs(&k);
+    cl_case_free_outputs(&k);
     cl_case_forget_inputs(&k);
     cl_series_free(&k.frames);
     if (cl_judge_gpu()) {

@@ -35,7 +35,7 @@ static void usage(FILE *f, const char *prog)
             "  -S, --solution      grade the reference solution instead\n"
             "  -s, --seed N        input seed (default: random; printed)\n"
             "  -j, --json FILE     write Gradescope results.json to FILE\n"
-            "  -c, --case NAME     run one case only\n"
+            "  -c, --case NAME     run this case only (again for more cases)\n"
             "  -q, --quick         run the quick subset\n"
             "  -t, --timeout SEC   limit per case (default: the lab's)\n"
             "      --source FILE   the student's source, for hints\n"
@@ -310,7 +310,14 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
             have_seed = 1;
             break;
         case 'j': json = optarg; break;
-        case 'c': o.only_case = optarg; break;
+        case 'c':
+            if (o.n_only == CL_MAX_ONLY)
+                return usage_error(prog,
+                                   "too many --case options (at most 32): "
+                                   "'%s' is one more",
+                                   optarg);
+            o.only[o.n_only++] = optarg;
+            break;
         case 'q': o.quick = 1; break;
         case 't':
             if (parse_seconds(optarg, &o.timeout_s))
@@ -454,8 +461,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     }
     if (!have_seed)
         o.seed = random_seed();
-    if (o.profile && !o.only_case)
-        o.only_case = lab->profile_case;
+    if (o.profile && !o.n_only)
+        o.only[o.n_only++] = lab->profile_case;
     o.progress = isatty(STDERR_FILENO);
 
     static struct cl_grade g;

@@ -23,6 +23,31 @@
 
 #define MAX_HANGS 2 /* after this many timeouts, stop running */
 
+/* is case @p name among the ones @p o names? (none named: every case) */
+static int named(const struct cl_grade_opts *o, const char *name)
+{
+    if (!o->n_only)
+        return 1;
+    for (int i = 0; i < o->n_only; i++)
+        if (strcmp(o->only[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* the first name in @p o->only that is no case of @p lab, or NULL */
+static const char *unknown_case(const struct cl_lab *lab,
+                                const struct cl_grade_opts *o)
+{
+    for (int i = 0; i < o->n_only; i++) {
+        int found = 0;
+        for (int c = 0; c < lab->ncases && !found; c++)
+            found = strcmp(lab->cases[c].name, o->only[i]) == 0;
+        if (!found)
+            return o->only[i];
+    }
+    return NULL;
+}
+
 static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
                         struct cl_grade *g)
 {
@@ -37,9 +62,9 @@ static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
             const struct cl_case *c = &lab->cases[i];
             if ((int)c->kind != kind)
                 continue;
-            if (o->only_case && strcmp(o->only_case, c->name) != 0)
+            if (!named(o, c->name))
                 continue;
-            if (o->quick && !c->quick && !o->only_case)
+            if (o->quick && !c->quick && !o->n_only)
                 continue;
             memset(&g->r[g->n], 0, sizeof g->r[g->n]);
             g->r[g->n].index = i;
@@ -164,7 +189,13 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     g->lab = lab;
     g->seed = o->seed;
     g->lib_path = o->lib_path;
-    g->subset = o->only_case ? o->only_case : o->quick ? "quick" : NULL;
+    g->subset = o->quick && !o->n_only ? "quick" : NULL;
+    for (int i = 0; i < o->n_only; i++) {
+        size_t at = strlen(g->subset_names);
+        snprintf(g->subset_names + at, sizeof g->subset_names - at, "%s%s",
+                 i ? ", " : "", o->only[i]);
+        g->subset = g->subset_names;
+    }
     const struct cl_policy *policy =
         o->policy ? o->policy : cl_policy_default();
     g->policy_name = policy->name;
@@ -173,14 +204,18 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     /* nothing of the grader's memory is for other processes of this user */
     prctl(PR_SET_DUMPABLE, 0);
 
-    if (select_cases(lab, o, g) == 0) {
-        if (o->demo && !o->only_case)
+    const char *unknown = unknown_case(lab, o);
+    if (unknown || select_cases(lab, o, g) == 0) {
+        if (o->demo && !o->n_only)
             snprintf(g->summary, sizeof g->summary, "lab %s has no demo",
                      lab->id);
         else
             snprintf(g->summary, sizeof g->summary,
                      "no case named '%s' in lab %s",
-                     o->only_case ? o->only_case : "(quick)", lab->id);
+                     unknown      ? unknown
+                     : o->n_only ? o->only[0]
+                                 : "(quick)",
+                     lab->id);
         return g->exit_code = CL_EXIT_USAGE;
     }
     struct cl_lab_data *data = NULL;

@@ -32,7 +32,7 @@ extern "C" {
 /**
  * Grade @p o->lib_path for @p lab into @p g. Returns the exit code, also
  * stored in g->exit_code; g->summary says why when nothing was graded.
- * Returns CL_EXIT_USAGE when @p o->only_case names no case.
+ * Returns CL_EXIT_USAGE when a name in @p o->only is no case of the lab.
  */
 enum cl_exit cl_grade_run(const struct cl_lab *lab,
                           const struct cl_grade_opts *o, struct cl_grade *g);

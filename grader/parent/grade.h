@@ -51,11 +51,16 @@ struct cl_speed_rule {
 
 struct cl_policy;
 
+/** The most cases one run may name (--case, given again and again). */
+#define CL_MAX_ONLY 32 /* cli.c's message says 32 */
+
 /** Options of one grading run. */
 struct cl_grade_opts {
     const char *lib_path;  /**< the submission's shared library */
     uint64_t seed;         /**< input seed */
-    const char *only_case; /**< run just this case (NULL: all) */
+    /** run just these cases, in the lab's order (none named: all) */
+    const char *only[CL_MAX_ONLY];
+    int n_only; /**< how many cases only[] names */
     int quick;             /**< only cases marked quick */
     double timeout_s;      /**< per-case limit; 0: the lab's */
     const char *cache_dir; /**< calibration cache; NULL: default */
@@ -83,9 +88,11 @@ struct cl_grade {
     const char *policy_name;          /**< the policy used */
     const struct cl_policy *policy;   /**< its rules (NULL: the default) */
     int n;                            /**< cases selected */
-    const char *subset;               /**< "quick" or a case's name when
-                                           only those ran (not a grade of
-                                           the whole lab); NULL: all */
+    const char *subset;               /**< "quick", or the cases' names
+                                           ("a, b") when only those ran
+                                           (not a grade of the whole lab);
+                                           NULL: all */
+    char subset_names[512];           /**< where subset points for names */
     struct cl_result r[CL_MAX_CASES]; /**< their results, in run order */
     int have_gpu;                     /**< gpu is valid */
     struct cl_gpu_info gpu;           /**< the GPU, from the judge */
