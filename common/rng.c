@@ -81,8 +81,12 @@ void cl_fill_uniform_host(float *p, size_t n, uint64_t seed, uint64_t stream,
 void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed, uint64_t stream,
                              uint64_t index0, float lo, float hi)
 {
-    struct part w = {.f = p, .seed = seed, .stream = stream, .index0 = index0,
-                     .lo = lo, .hi = hi};
+    struct part w = {.f = p,
+                     .seed = seed,
+                     .stream = stream,
+                     .index0 = index0,
+                     .lo = lo,
+                     .hi = hi};
     fill(w, n);
 }
 

@@ -212,7 +212,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         else
             snprintf(g->summary, sizeof g->summary,
                      "no case named '%s' in lab %s",
-                     unknown      ? unknown
+                     unknown     ? unknown
                      : o->n_only ? o->only[0]
                                  : "(quick)",
                      lab->id);

@@ -56,11 +56,11 @@ struct cl_policy;
 
 /** Options of one grading run. */
 struct cl_grade_opts {
-    const char *lib_path;  /**< the submission's shared library */
-    uint64_t seed;         /**< input seed */
+    const char *lib_path; /**< the submission's shared library */
+    uint64_t seed;        /**< input seed */
     /** run just these cases, in the lab's order (none named: all) */
     const char *only[CL_MAX_ONLY];
-    int n_only; /**< how many cases only[] names */
+    int n_only;            /**< how many cases only[] names */
     int quick;             /**< only cases marked quick */
     double timeout_s;      /**< per-case limit; 0: the lab's */
     const char *cache_dir; /**< calibration cache; NULL: default */

@@ -946,13 +946,14 @@ START_TEST(test_autograder)
                         "%s/list0",
                         zip, dir, dir, dir),
                      0);
-    ck_assert_int_eq(sh("python3 tools/unzip.py %s %s/source autograder.env "
-                        "policy.json && grep -qx LAB=00 %s/source/autograder.env "
-                        "&& grep -qx POLICY=policy.json "
-                        "%s/source/autograder.env && cmp -s %s/course.json "
-                        "%s/source/policy.json",
-                        zip, root, root, root, dir, root),
-                     0);
+    ck_assert_int_eq(
+        sh("python3 tools/unzip.py %s %s/source autograder.env "
+           "policy.json && grep -qx LAB=00 %s/source/autograder.env "
+           "&& grep -qx POLICY=policy.json "
+           "%s/source/autograder.env && cmp -s %s/course.json "
+           "%s/source/policy.json",
+           zip, root, root, root, dir, root),
+        0);
     const char *subs[] = {sub_right, sub_wrong};
     const double want[] = {15, 0};
     for (int i = 0; i < 2; i++) {
