@@ -296,6 +296,12 @@ def main():
     a = ap.parse_args()
     os.chdir(ROOT)
     os.makedirs(a.out, exist_ok=True)
+    # a sanitizer build needs what the Makefile exports for it (with CUDA,
+    # ASan must leave the shadow gap alone, or the GPU looks out of memory)
+    os.environ.setdefault("ASAN_OPTIONS", "protect_shadow_gap=0:"
+                          "detect_leaks=0:abort_on_error=1")
+    os.environ.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:"
+                          "halt_on_error=1")
     if not a.summary:
         grade = a.grade or os.path.join(a.build, "bin", "grade")
         if not os.access(grade, os.X_OK):
