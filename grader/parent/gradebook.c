@@ -112,10 +112,33 @@ int cl_grade_row_from_json(const char *path, struct cl_grade_row *row,
     return 0;
 }
 
-/* a CSV field, quoted when it holds a comma, a quote or a line break */
+/* does @p s read as a formula in a spreadsheet? (OWASP's CSV injection: a
+ * cell that starts with = + - @, a tab or a carriage return); a number,
+ * "-1.5" too, is a number */
+static int formula_like(const char *s)
+{
+    if (!s[0] || !strchr("=+-@\t\r", s[0]))
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    (void)strtod(s, &end);
+    return !(end && end != s && *end == '\0' && errno == 0);
+}
+
+/* a CSV field, quoted when it holds a comma, a quote or a line break; a
+ * text a spreadsheet would run as a formula starts with ' and is quoted,
+ * so that it is read as text (a student named "=HYPERLINK(...)") */
 static void field(FILE *f, const char *s, int last)
 {
-    if (strpbrk(s, ",\"\n\r")) {
+    if (formula_like(s)) {
+        fputs("\"'", f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
+        }
+        fputc('"', f);
+    } else if (strpbrk(s, ",\"\n\r")) {
         fputc('"', f);
         for (; *s; s++) {
             if (*s == '"')

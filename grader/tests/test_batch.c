@@ -342,6 +342,79 @@ START_TEST(test_gradebook_from_results)
 }
 END_TEST
 
+/* names an LMS hands over that a spreadsheet would run as formulas (a
+ * plain file name, a Canvas folder, Gradescope's metadata: name, SID,
+ * email): every gradebook writes them as text, quoted and led by ',
+ * and leaves numbers alone */
+START_TEST(test_gradebook_cells_are_never_formulas)
+{
+    char dir[] = "/tmp/cl-formula-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/results", dir);
+    ck_assert_int_eq(cl_mkdirs(path), 0);
+    const char *st = "compile-error\t=cmd|' /C calc'!A0\n";
+    struct {
+        const char *file, *text;
+    } files[] = {
+        {"a-00000001.status", st},
+        {"a-00000001.student",
+         "source\t=HYPERLINK(\"http://x\",\"y\")\nperson\t=HYPERLINK("
+         "\"http://x\",\"y\")\t+41\t@evil.edu\n"},
+        {"b-00000002.status", st},
+        {"b-00000002.student", "source\tb\nperson\t-2+3\t-1.5\t\tx@y\n"},
+        {"c-00000003.status", st},
+        {"c-00000003.student", "source\tc\nperson\t\t=1+1\t\t\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/results/%s", dir, files[i].file);
+        ck_assert_int_eq(
+            cl_write_atomic(path, files[i].text, strlen(files[i].text)), 0);
+    }
+    const struct cl_lab *lab = cl_lab_find("01", NULL);
+    char err[256];
+    const enum cl_book_format fmts[] = {CL_BOOK_CANVAS, CL_BOOK_GRADESCOPE};
+    for (int k = 0; k < 2; k++)
+        ck_assert_int_eq(cl_gradebook_collect_as(dir, lab, fmts[k], NULL, NULL,
+                                                 err, sizeof err),
+                         3);
+    const char *books[] = {"gradebook.csv", "gradebook-canvas.csv",
+                           "gradebook-gradescope.csv"};
+    for (int b = 0; b < 3; b++) {
+        snprintf(path, sizeof path, "%s/%s", dir, books[b]);
+        char *csv = cl_read_file(path, NULL);
+        ck_assert_ptr_nonnull(csv);
+        /* no cell, quoted or not, starts with a formula's first letter */
+        for (const char *c = csv; *c; c++) {
+            int starts = c == csv || c[-1] == ',' || c[-1] == '\n';
+            if (!starts)
+                continue;
+            const char *v = *c == '"' ? c + 1 : c;
+            if (!*v || !strchr("=+-@\t", *v))
+                continue;
+            /* only a number may: "-1.5" (an id), "+41" */
+            char *end = NULL;
+            (void)strtod(v, &end);
+            ck_assert_msg(end != v && (*end == ',' || *end == '\n'),
+                          "%s: a cell starts with '%c': %.60s", books[b], *v,
+                          c);
+        }
+        ck_assert_msg(
+            strstr(csv, "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""),
+            "%s: %s", books[b], csv);
+        free(csv);
+    }
+    snprintf(path, sizeof path, "%s/gradebook.csv", dir);
+    char *csv = cl_read_file(path, NULL);
+    ck_assert_ptr_nonnull(strstr(csv, ",\"'=cmd|' /C calc'!A0\","));
+    ck_assert_ptr_nonnull(strstr(csv, "\"'-2+3\""));
+    ck_assert_ptr_nonnull(strstr(csv, ",-1.5,"));
+    ck_assert_ptr_nonnull(strstr(csv, ",\"'@evil.edu\","));
+    ck_assert_ptr_nonnull(strstr(csv, ",+41,")); /* a number */
+    free(csv);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 START_TEST(test_local_batch)
 {
     char dir[] = "/tmp/cl-batch-XXXXXX";
@@ -1046,6 +1119,7 @@ int main(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 1200);
     tcase_add_test(core, test_gradebook_from_results);
+    tcase_add_test(core, test_gradebook_cells_are_never_formulas);
     tcase_add_test(core, test_local_batch);
     tcase_add_test(core, test_over_limit_is_a_compile_error);
     tcase_add_test(core, test_canvas_export);

@@ -446,6 +446,16 @@ START_TEST(test_hostile_linger)
 }
 END_TEST
 
+START_TEST(test_lab1_thrust)
+{
+    /* honest Thrust code (NVTX off in the build): every correctness point,
+     * and timed */
+    ck_assert_int_eq(grade(FIXTURE("thrust"), "quick|n=2^28", 0), CL_EXIT_OK);
+    ck_assert_double_eq(g.correct_score, g.correct_max);
+    ck_assert_int_eq(result("n=2^28")->timed, 1);
+}
+END_TEST
+
 START_TEST(test_lab1_naive_band)
 {
     /* every correctness point, and speed points in the band (60% to 90% of
@@ -797,6 +807,7 @@ int main(void)
         {test_hostile_stream_query, 1},
         {test_hostile_linger, 1},
         {test_lab1_naive_band, 0},
+        {test_lab1_thrust, 0},
         {test_lab2_solution, 0},
         {test_lab2_skeleton, 0},
         {test_lab2_no_sync, 1},
