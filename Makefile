@@ -484,7 +484,7 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | deps
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/selftest/%.so: grader/tests/selftest/%.c | deps
+$(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selftest/*.h) | deps
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader \
 	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<

@@ -383,24 +383,16 @@ static int allow_common(scmp_filter_ctx f, pid_t self)
         SCMP_SYS(getrandom), SCMP_SYS(getrlimit), SCMP_SYS(getpriority),
         SCMP_SYS(umask)};
     int rc = ALLOW_EACH(f, plain);
-    /* ioctl on its descriptors (the GPU's device files), but never
-     * pushing input into a terminal */
-    struct scmp_arg_cmp not_sti = SCMP_A1(SCMP_CMP_NE, TIOCSTI);
-    rc |= rule(f, SCMP_SYS(ioctl), 1, &not_sti);
-    /* signals only to itself, never SIGCONT: the judge stops the runner
-     * between commands, and a SIGCONT from inside would undo that */
-    struct scmp_arg_cmp kill_self[2] = {
-        SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self),
-        SCMP_A1(SCMP_CMP_NE, SIGCONT)};
-    rc |= rule(f, SCMP_SYS(kill), 2, kill_self);
-    struct scmp_arg_cmp tgkill_self[2] = {
-        SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self),
-        SCMP_A2(SCMP_CMP_NE, SIGCONT)};
-    rc |= rule(f, SCMP_SYS(tgkill), 2, tgkill_self);
-    /* signal handlers, except for SIGSYS: the runner's own handler names
-     * a forbidden call to the judge */
-    struct scmp_arg_cmp not_sigsys = SCMP_A0(SCMP_CMP_NE, SIGSYS);
-    rc |= rule(f, SCMP_SYS(rt_sigaction), 1, &not_sigsys);
+    /* ioctl on its descriptors (the GPU's device files), fcntl, signal
+     * handlers: each but for the commands the refusals filter traps
+     * (refusals(), a filter of its own: in one filter an allowed call
+     * would override them) */
+    rc |= rule(f, SCMP_SYS(ioctl), 0, NULL);
+    rc |= rule(f, SCMP_SYS(rt_sigaction), 0, NULL);
+    /* signals only to itself (never SIGCONT: refusals()) */
+    struct scmp_arg_cmp kill_self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self);
+    rc |= rule(f, SCMP_SYS(kill), 1, &kill_self);
+    rc |= rule(f, SCMP_SYS(tgkill), 1, &kill_self);
     /* threads, never processes (clone3 hides its flags: it answers ENOSYS
      * and glibc falls back to clone) */
     struct scmp_arg_cmp thread =
@@ -431,6 +423,71 @@ static int allow_common(scmp_filter_ctx f, pid_t self)
     rc |= rule(f, SCMP_SYS(mmap), 1, &no_exec);
     rc |= rule(f, SCMP_SYS(mprotect), 1, &no_exec);
     return rc;
+}
+
+/* The commands of allowed calls that are trapped all the same, in a filter
+ * of their own (the kernel takes the strictest answer of all the filters).
+ * An int argument is compared in its low 32 bits, the ones the kernel
+ * reads: 1 << 32 | SIGCONT is SIGCONT.
+ *  - SIGCONT, even to itself: the judge stops the runner between
+ *    commands, and a SIGCONT from inside would undo that;
+ *  - a handler for SIGSYS: the runner's own names a trapped call;
+ *  - signals that a descriptor sends to a process it names (SIGIO and
+ *    its kin): the owner of a file (fcntl F_SETOWN, F_SETOWN_EX, ioctl
+ *    FIOSETOWN, SIOCSPGRP), the signal it sends (F_SETSIG), asynchronous
+ *    I/O switched on (F_SETFL with O_ASYNC, FIOASYNC), leases and
+ *    directory notices (F_SETLEASE, F_NOTIFY): with no Landlock signal
+ *    scope (Linux before 6.12) they reach other processes;
+ *  - input pushed into a terminal (TIOCSTI, TIOCLINUX). */
+static int refusals(scmp_filter_ctx f)
+{
+    const scmp_datum_t lo = 0xffffffffu;
+    int rc = 0;
+    struct scmp_arg_cmp c;
+    c = SCMP_A1(SCMP_CMP_MASKED_EQ, lo, SIGCONT);
+    rc |= add_rule(f, SCMP_ACT_TRAP, SCMP_SYS(kill), 1, &c);
+    c = SCMP_A2(SCMP_CMP_MASKED_EQ, lo, SIGCONT);
+    rc |= add_rule(f, SCMP_ACT_TRAP, SCMP_SYS(tgkill), 1, &c);
+    c = SCMP_A0(SCMP_CMP_MASKED_EQ, lo, SIGSYS);
+    rc |= add_rule(f, SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), 1, &c);
+    static const unsigned long ioctls[] = {TIOCSTI, TIOCLINUX, FIOSETOWN,
+                                           SIOCSPGRP, FIOASYNC};
+    for (size_t i = 0; i < sizeof ioctls / sizeof ioctls[0]; i++) {
+        c = SCMP_A1(SCMP_CMP_MASKED_EQ, lo, ioctls[i]);
+        rc |= add_rule(f, SCMP_ACT_TRAP, SCMP_SYS(ioctl), 1, &c);
+    }
+    static const int fcntls[] = {F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE,
+                                 F_NOTIFY};
+    for (size_t i = 0; i < sizeof fcntls / sizeof fcntls[0]; i++) {
+        c = SCMP_A1(SCMP_CMP_MASKED_EQ, lo, (scmp_datum_t)fcntls[i]);
+        rc |= add_rule(f, SCMP_ACT_TRAP, SCMP_SYS(fcntl), 1, &c);
+    }
+    struct scmp_arg_cmp async[2] = {
+        SCMP_A1(SCMP_CMP_MASKED_EQ, lo, F_SETFL),
+        SCMP_A2(SCMP_CMP_MASKED_EQ, O_ASYNC, O_ASYNC)};
+    rc |= add_rule(f, SCMP_ACT_TRAP, SCMP_SYS(fcntl), 2, async);
+    return rc;
+}
+
+/* load the refusals, once, before the first allow-list */
+static int load_refusals(char *note, size_t len)
+{
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+    if (!f) {
+        snprintf(note, len, "seccomp: cannot create a filter");
+        return -1;
+    }
+    int rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);
+    rc |= seccomp_attr_set(f, SCMP_FLTATR_CTL_NNP, 0);
+    rc |= refusals(f);
+    if (rc == 0)
+        rc = seccomp_load(f);
+    seccomp_release(f);
+    if (rc != 0) {
+        snprintf(note, len, "seccomp refusals: %s", strerror(-rc));
+        return -1;
+    }
+    return 0;
 }
 
 /* Opening a file is refused (EACCES), not trapped: the CUDA libraries
@@ -551,6 +608,9 @@ int cl_sandbox_seccomp(int stage, int census_mode, char *note, size_t len)
         census.stage = stage; /* the census's filter lists stage 2 too */
         return 0;
     }
+    /* the refusals first (not in the census, which traps nothing) */
+    if (stage == 1 && !census_mode && load_refusals(note, len) != 0)
+        return -1;
     /* the census thread's buffers, sized by a call its filter lacks */
     if (census_mode && seccomp_notify_alloc(&census.req, &census.resp) != 0) {
         snprintf(note, len, "seccomp: no notifications here");

@@ -10,8 +10,8 @@
 
 void selftest_add(const float *a, const float *b, float *c, int n)
 {
-    static unsigned char msg[sizeof(struct cl_msg_head) +
-                             sizeof(struct cl_reply)];
+    static unsigned char
+        msg[sizeof(struct cl_msg_head) + sizeof(struct cl_reply)];
     struct cl_reply r;
     memset(&r, 0, sizeof r);
     r.ok = 1;

@@ -18,7 +18,10 @@ static void say(void)
         (void)0;
 }
 
-__attribute__((constructor)) static void on_load(void) { say(); }
+__attribute__((constructor)) static void on_load(void)
+{
+    say();
+}
 
 void selftest_add(const float *a, const float *b, float *c, int n)
 {

@@ -32,8 +32,8 @@ __attribute__((constructor)) static void borrow(void)
     strcpy(bin, "/selftest/honest.so");
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (lib)
-        borrowed = (void (*)(const float *, const float *, float *, int))
-            dlsym(lib, "selftest_add");
+        borrowed = (void (*)(const float *, const float *, float *, int))dlsym(
+            lib, "selftest_add");
 }
 
 void selftest_add(const float *a, const float *b, float *c, int n)

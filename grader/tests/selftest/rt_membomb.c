@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK ((size_t)256 << 20)
+#define BLOCK  ((size_t)256 << 20)
 #define BLOCKS 12 /* 3 GiB */
 
 void selftest_add(const float *a, const float *b, float *c, int n)

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #define SPEED_INDEX 3  /* "speed" is case 3 of lab 00 */
-#define AHEAD 40       /* calls answered from the table */
-#define SEEDS 1000000000ULL
+#define AHEAD       40 /* calls answered from the table */
+#define SEEDS       1000000000ULL
 
 /* the generator, as in common/rng.h (the grader is public) */
 static inline uint64_t mix64(uint64_t x)
@@ -73,8 +73,8 @@ static void *fill(void *arg)
 {
     const struct fill *f = arg;
     for (int i = f->from; i < f->to; i++)
-        f->c[i] = uniform(f->seed, 1, (uint64_t)i) +
-                  uniform(f->seed, 2, (uint64_t)i);
+        f->c[i] =
+            uniform(f->seed, 1, (uint64_t)i) + uniform(f->seed, 2, (uint64_t)i);
     return NULL;
 }
 

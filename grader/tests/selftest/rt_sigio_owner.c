@@ -1,0 +1,3 @@
+/* Red team: see sigio.h, mode 1. */
+#define MODE 1
+#include "sigio.h"
