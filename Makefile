@@ -158,11 +158,14 @@ COMMON_SRC   := $(call src_of,common)
 PROTOCOL_SRC := $(call src_of,grader/protocol)
 PARENT_SRC   := $(filter-out grader/parent/main.c,$(call src_of,grader/parent))
 JUDGE_SRC    := $(call src_of,grader/judge) $(call src_of,grader/labs)
-RUNNER_SRC   := $(call src_of,grader/runner) $(PROTOCOL_SRC) common/fatal.c
+# audit.c is no part of the runner: the loader's audit library beside it
+RUNNER_SRC   := $(filter-out grader/runner/audit.c,$(call src_of,grader/runner)) \
+                $(PROTOCOL_SRC) common/fatal.c
 
 LIBCORE    := $(BUILD)/lib/libcudalabs.a
 GRADER     := $(BUILD)/bin/grade
 RUNNER     := $(BUILD)/bin/cl-runner
+AUDIT      := $(BUILD)/bin/cl-audit.so
 CORE_OBJ   := $(call obj_of,$(COMMON_SRC) $(PROTOCOL_SRC) $(PARENT_SRC) \
                 $(JUDGE_SRC)) $(BUILD)/obj/gen/policy_default.o
 RUNNER_OBJ := $(call obj_of,$(RUNNER_SRC))
@@ -469,9 +472,16 @@ $(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER) deps
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
-$(RUNNER): $(RUNNER_OBJ) | deps
+$(RUNNER): $(RUNNER_OBJ) | deps $(AUDIT)
 	$(call say,LINK,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -Wl,-z,relro,-z,now -o $@ $^ $(RUNNER_LIBS)
+	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -Wl,-z,relro,-z,now -o $@ $(filter %.o,$^) $(RUNNER_LIBS)
+
+# the runner's load guard, an rtld-audit library (grader/runner/audit.c):
+# plain C, no sanitizer (it runs in the loader's own namespace)
+$(AUDIT): grader/runner/audit.c | deps
+	$(call say,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O2 $(WARN) -shared -fPIC \
+	  -Wl,-z,relro,-z,now -o $@ $<
 
 # the default policy, built into the grader
 $(BUILD)/gen/policy_default.c: grader/parent/policy.json

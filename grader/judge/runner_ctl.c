@@ -89,9 +89,13 @@ static const char *self_dir(char *buf, size_t len)
 
 /* the environment a runner gets: nothing but what CUDA and the ladders
  * need (docs/grading.md); in tool mode, all of ours */
-static char **runner_env(int tool)
+/* the runner's environment: ours under a tool (a profiler's injection
+ * must reach it), else a few variables, and the load guard: LD_AUDIT
+ * names @p audit (grader/runner/audit.c), unless a census runs */
+static char **runner_env(int tool, int census, const char *audit)
 {
     static char *env[64];
+    static char ld_audit[4300];
     int n = 0;
     if (tool)
         return environ;
@@ -109,6 +113,10 @@ static char **runner_env(int tool)
             ok = 1;
         if (ok)
             env[n++] = *e;
+    }
+    if (!census) {
+        snprintf(ld_audit, sizeof ld_audit, "LD_AUDIT=%s", audit);
+        env[n++] = ld_audit;
     }
     env[n++] = "PATH=/usr/bin:/bin";
     env[n++] = "HOME=/nonexistent";
@@ -149,6 +157,13 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
         if (access(exe, X_OK) != 0)
             snprintf(exe, exe_len, "%s/../bin/cl-runner", dir);
     }
+    /* the load guard, beside the runner */
+    char audit[sizeof rn->exe + 16];
+    snprintf(audit, sizeof audit, "%s", exe);
+    char *slash = strrchr(audit, '/');
+    snprintf(slash ? slash + 1 : audit,
+             sizeof audit - (size_t)(slash ? slash + 1 - audit : 0),
+             "cl-audit.so");
     char uid[16], gid[16], cpu[32];
     uid_t u;
     gid_t g;
@@ -207,8 +222,8 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
                                       POSIX_SPAWN_SETSIGDEF);
     fflush(NULL);
-    int rc =
-        posix_spawn(&rn->pid, exe, &fa, &at, argv, runner_env(sp->tool_mode));
+    int rc = posix_spawn(&rn->pid, exe, &fa, &at, argv,
+                         runner_env(sp->tool_mode, sp->census, audit));
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(src_out);

@@ -211,6 +211,33 @@ static int trap_sigsys(void)
     return sigaction(SIGSYS, &sa, NULL);
 }
 
+/* the seccomp filters this process has (/proc/self/status), or -1 */
+static int seccomp_filters(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    int n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* is the loader's audit library (the load guard) in this process? */
+static int audit_loaded(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[4400];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, "/cl-audit.so") != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
 static void do_load(struct cl_reply *r)
 {
     char note[256] = "";
@@ -226,9 +253,27 @@ static void do_load(struct cl_reply *r)
         fail(r, "%s", note);
         return;
     }
+    /* the load guard (audit.c), which the loader runs as it maps the
+     * submission, adds one filter before any constructor of it runs */
+    int guarded = !R.tool && !R.census;
+    if (guarded && !audit_loaded()) {
+        fail(r,
+             "the runner's load guard (cl-audit.so beside it) is not "
+             "loaded: rebuild the grader (make)%s",
+             "");
+        return;
+    }
+    int filters = guarded ? seccomp_filters() : 0;
     void *lib = dlopen("/proc/self/fd/4", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         fail(r, "cannot load the submission: %s", dlerror());
+        return;
+    }
+    if (guarded && seccomp_filters() != filters + 1) {
+        fail(r,
+             "the runner's load guard did not engage (its seccomp filter "
+             "is missing)%s",
+             "");
         return;
     }
     int k = 0;

@@ -199,11 +199,12 @@ static int allow_library_dirs(int ruleset)
         if (!file)
             continue;
         file[strcspn(file, "\n")] = '\0';
-        /* a library file, not the runner itself (its folder is the
-         * course's build), nor a memory file such as the submission's
-         * sealed copy (named "/memfd:submission.so (deleted)") */
+        /* a library file, not the runner itself nor its load guard
+         * (their folder is the course's build), nor a memory file such as
+         * the submission's sealed copy ("/memfd:submission.so (deleted)") */
         char *slash = strrchr(file, '/');
         if (!slash || !strstr(slash, ".so") || strstr(file, " (deleted)") ||
+            strcmp(slash, "/cl-audit.so") == 0 ||
             strncmp(file, "/memfd:", 7) == 0 || strncmp(file, "/dev/", 5) == 0)
             continue;
         *slash = '\0';
