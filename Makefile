@@ -94,9 +94,14 @@ CUDNN_LINK := $(if $(CUDNN_SO),-L$(CUDNN_DIR) -l:$(notdir $(CUDNN_SO)) -Wl$(,)-r
 
 NVCC_MAJOR := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
 HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+# the GPU's compute capability ("90"), asked of the driver here: the
+# confined build of a submission reaches no GPU (no -arch=native there)
+GPU_CC     := $(if $(HAVE_GPU),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .'))
 OLDEST_SM  := $(if $(filter 1 2 3 4 5 6 7 8 9 10 11 12,$(NVCC_MAJOR)),70,75)
 ifneq ($(GPU_ARCH),)
   ARCH_FLAGS := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+else ifneq ($(GPU_CC),)
+  ARCH_FLAGS := -gencode arch=compute_$(GPU_CC),code=sm_$(GPU_CC)
 else ifeq ($(HAVE_GPU),1)
   ARCH_FLAGS := -arch=native
 else
@@ -141,7 +146,7 @@ SO_LIBS   := -L$(CUDA_HOME)/lib64 -Xlinker --as-needed \
 SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared \
              -DNVTX_DISABLE -DCCCL_DISABLE_NVTX \
              -Xcompiler -fPIC,-Wall,-Wextra$(if $(filter 1,$(WERROR)),$(,)-Werror) \
-             -cudart shared -Icommon $(SO_LIBS)
+             -cudart shared $(SO_LIBS)
 
 # ---- objects --------------------------------------------------------------
 # The link sets follow grader/'s folders, which follow the processes:
@@ -159,13 +164,16 @@ PROTOCOL_SRC := $(call src_of,grader/protocol)
 PARENT_SRC   := $(filter-out grader/parent/main.c,$(call src_of,grader/parent))
 JUDGE_SRC    := $(call src_of,grader/judge) $(call src_of,grader/labs)
 # audit.c is no part of the runner: the loader's audit library beside it
+CONFINE_SRC  := $(call src_of,grader/confine)
 RUNNER_SRC   := $(filter-out grader/runner/audit.c,$(call src_of,grader/runner)) \
-                $(PROTOCOL_SRC) common/fatal.c
+                $(CONFINE_SRC) $(PROTOCOL_SRC) common/fatal.c
 
 LIBCORE    := $(BUILD)/lib/libcudalabs.a
 GRADER     := $(BUILD)/bin/grade
 RUNNER     := $(BUILD)/bin/cl-runner
 AUDIT      := $(BUILD)/bin/cl-audit.so
+# the confined build of a submission (grader/compile/build.c)
+CLBUILD    := $(BUILD)/bin/cl-build
 CORE_OBJ   := $(call obj_of,$(COMMON_SRC) $(PROTOCOL_SRC) $(PARENT_SRC) \
                 $(JUDGE_SRC)) $(BUILD)/obj/gen/policy_default.o
 RUNNER_OBJ := $(call obj_of,$(RUNNER_SRC))
@@ -228,7 +236,7 @@ MAINTAINER := $(if $(wildcard grader/tests/fixtures),1)
 .SECONDARY:
 
 ## all: build the grader, every skeleton and every solution
-all: deps $(GRADER) $(RUNNER) $(STUDENT_SO) $(SOLUTION_SO)
+all: deps $(GRADER) $(RUNNER) $(CLBUILD) $(STUDENT_SO) $(SOLUTION_SO)
 
 ## grade: grade LAB (default: every lab) with the student's code or SOLUTION=1
 ## (make stops at the first lab that finds no GPU: one message, not six);
@@ -323,16 +331,20 @@ grade-class: deps $(GRADER)
 grade-class-slurm: deps $(GRADER)
 	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
 
-# build one submission (used by the batch): SRC=file.cu SO=out.so LABDIR=..
-# (SRC and SO reach the recipe through the environment: spaces, quotes and
-# any letters are safe; nvcc itself runs a shell on file names, so the
-# batch builds a copy of a source whose path holds $ ` " or \). A .c file
-# is a submission of the CPU self-test lab 00, built with the host compiler.
-build-submission:
-	$(Q)mkdir -p "$$(dirname "$$SO")" && case "$$SRC" in \
-	  *.c) $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -o "$$SO" "$$SRC" ;; \
-	  *) $(NVCC) $(SO_FLAGS) -Ilabs/$(LABDIR) -o "$$SO" "$$SRC" ;; \
-	esac
+# build one submission (the batch, Slurm, the Gradescope bundle):
+# SRC=file.cu SO=out.so LABDIR=.. through the confined build, as the lab's
+# file (SRC and SO reach the recipe through the environment: spaces,
+# quotes and any letters are safe). cl-build's exit code is kept in
+# SO.exit when it fails (1 does not compile, 4 reads a file outside the
+# build, 6 cannot confine it). A .c file is a submission of the CPU
+# self-test lab 00, built with the host compiler. CL_BUILD_STRICT=1 (the
+# grading paths set it) refuses to build unconfined.
+build-submission: $(CLBUILD)
+	$(Q)mkdir -p "$$(dirname "$$SO")" && rm -f "$$SO.exit" && case "$$SRC" in \
+	  *.c) $(CLBUILD) "$$SRC" "$$SO" -- $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra ;; \
+	  *) $(CLBUILD) --headers labs/$(LABDIR) --name "$$(basename "$(call lab_src,$(LABDIR))")" \
+	       "$$SRC" "$$SO" -- $(NVCC) $(SO_FLAGS) ;; \
+	esac || { rc=$$?; echo $$rc > "$$SO.exit"; exit $$rc; }
 
 ## handout: dist/cuda-labs-handout-VERSION.tar.gz: the tracked files of the
 ## shipped folders, less solutions/ and the grader's own tests; refuses
@@ -353,13 +365,14 @@ release-solutions:
 ## host and device warnings as errors, then the grader's static checks
 ## (entry points, libraries): a first loop with no GPU
 CHECK_FLAGS := -Xcompiler -Werror -Werror all-warnings
-check: deps $(GRADER)
+check: deps $(GRADER) $(CLBUILD)
 	$(Q)rc=0; for l in $(GRADE_LABS); do \
 	  [ -d labs/$$l ] || { echo "check: unknown lab '$$l' (make help)" >&2; rc=2; continue; }; \
 	  echo "## $$l"; mkdir -p $(BUILD)/check/$(VARIANT) || exit 6; \
 	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
 	  $(if $(filter 1,$(SOLUTION)),src=solutions/$$l/$$(basename "$$src");,$(call note_others,$$l,$$src);) \
-	  $(NVCC) $(SO_FLAGS) $(CHECK_FLAGS) -Ilabs/$$l -o $(BUILD)/check/$(VARIANT)/$$l.so "$$src" || { rc=1; continue; }; \
+	  $(CLBUILD) --headers labs/$$l "$$src" $(BUILD)/check/$(VARIANT)/$$l.so -- \
+	    $(NVCC) $(SO_FLAGS) $(CHECK_FLAGS) || { rc=$$?; continue; }; \
 	  $(GRADER) $$l --lib $(BUILD)/check/$(VARIANT)/$$l.so --check || rc=$$?; \
 	done; exit $$rc
 
@@ -372,7 +385,7 @@ autograder: $(if $(POLICY),$(GRADER))
 	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" sh tools/release.sh autograder $(DIST) $(VERSION_STR) $(GRADE_LABS)
 
 # the grader alone (the autograder's setup.sh builds it so)
-grader: deps $(GRADER)
+grader: deps $(GRADER) $(CLBUILD)
 
 ## help: this list: the targets, the variables, the grader's exit codes
 help:
@@ -476,6 +489,10 @@ $(RUNNER): $(RUNNER_OBJ) | deps $(AUDIT)
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -Wl,-z,relro,-z,now -o $@ $(filter %.o,$^) $(RUNNER_LIBS)
 
+$(CLBUILD): $(call obj_of,grader/compile/build.c $(CONFINE_SRC)) | deps
+	$(call say,LINK,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $^ -lseccomp
+
 # the runner's load guard, an rtld-audit library (grader/runner/audit.c):
 # plain C, no sanitizer (it runs in the loader's own namespace)
 $(AUDIT): grader/runner/audit.c | deps
@@ -500,12 +517,14 @@ $(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selfte
 	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
 
 # a student's lab: exactly the file the grade builds (lab_src), rebuilt when
-# it or a header it includes changes (nvcc's dependency list, below); any
-# other .cu file in the lab's folder is named, never linked in
-$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h) | deps
-	$(call say,NVCC,$@)
+# it or the lab's header changes, through the confined build (cl-build: a
+# scratch copy of the one file and the lab's headers, the toolkit and the
+# system's headers, nothing else; the same build every way of grading
+# takes); any other .cu file in the lab's folder is named, never linked in
+$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h) | deps $(CLBUILD)
+	$(call say,BUILD,$@)
 	$(Q)$(call note_others,$*,$<)
-	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -MMD -MP -MF $(@:.so=.d) -Ilabs/$* -o $@ $<
+	$(Q)mkdir -p $(@D) && $(CLBUILD) --headers labs/$* $< $@ -- $(NVCC) $(SO_FLAGS)
 
 $(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | deps
 	$(call say,NVCC,$@)
@@ -529,4 +548,4 @@ $(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c) | deps
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -DCL_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
--include $(wildcard $(BUILD)/student/*.d)
+

@@ -372,21 +372,28 @@ prepare_one() { # prepare_one KEY OUT
         printf 'no-source\tno %s in the submission\n' "$(basename "$LAB_SRC")" > "$work/prepared"
         return 0
     fi
-    case $src in
-    *[\$\`\"\\]*) # nvcc hands file names to a shell of its own, which
-        # would read these: build a copy of the source's folder instead
-        rm -rf "$work/src" && mkdir -p "$work/src" &&
-            cp -R "$(dirname "$src")/." "$work/src/" &&
-            cp "$src" "$work/src/$(basename "$LAB_SRC")"
-        src=$work/src/$(basename "$LAB_SRC")
-        ;;
-    esac
-    # the paths go through the environment: make leaves them alone there
-    if ! SRC=$src SO=$work/lab.so make -s build-submission \
-            LABDIR="$LAB_ID-$LAB_SLUG" > "$out/logs/$key.build.txt" 2>&1; then
-        printf 'compile-error\t%s\n' \
-            "$(grep -m 1 -i -E 'error' "$out/logs/$key.build.txt" | cut -c1-300 | tr '\t' ' ')" \
-            > "$work/prepared"
+    # the confined build (cl-build, through make build-submission: a
+    # scratch copy of the file, the lab's headers and the toolkit, nothing
+    # else); the paths go through the environment: make leaves them alone
+    if ! SRC=$src SO=$work/lab.so CL_BUILD_STRICT=${CL_BUILD_STRICT:-1} \
+            make -s build-submission LABDIR="$LAB_ID-$LAB_SLUG" \
+            > "$out/logs/$key.build.txt" 2>&1; then
+        local why
+        case $(cat "$work/lab.so.exit" 2> /dev/null) in
+        4) # it reads a file outside the build: cl-build's own line
+            why=$(grep -m 1 'cl-build: your file reads' "$out/logs/$key.build.txt" | sed 's/^cl-build: //')
+            printf 'forbidden include\t%s\n' "$(printf '%s' "$why" | cut -c1-300 | tr '\t' ' ')" > "$work/prepared"
+            ;;
+        6) # the grader's: the build could not be confined or run
+            why=$(grep -m 1 '^cl-build: ' "$out/logs/$key.build.txt" | sed 's/^cl-build: //')
+            printf 'internal error\t%s\n' "$(printf '%s' "${why:-the build failed}" | cut -c1-300 | tr '\t' ' ')" > "$work/prepared"
+            ;;
+        *)
+            printf 'compile-error\t%s\n' \
+                "$(grep -m 1 -i -E 'error|cl-build: ' "$out/logs/$key.build.txt" | cut -c1-300 | tr '\t' ' ')" \
+                > "$work/prepared"
+            ;;
+        esac
         return 0
     fi
     printf 'built\t%s\n' "$src" > "$work/prepared"
@@ -424,7 +431,7 @@ grade_one() { # grade_one KEY OUT: grade it (prepared already, or here)
     IFS=$'\t' read -r what msg < "$work/prepared"
     rm -f "$work/prepared" # a later run builds again
     case $what in
-    no-source | compile-error)
+    no-source | compile-error | "forbidden include" | "internal error")
         status "$out" "$key" "$what" "$msg"
         echo "done   $who: $what"
         return 0

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "runner/sandbox.h"
 
+#include "confine/landlock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -106,83 +108,11 @@ int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge, char *note,
 
 /* ---- the files it may read: Landlock ------------------------------------- */
 
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
-#define LANDLOCK_ACCESS_NET_BIND_TCP    (1ULL << 0)
-#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
-#endif
-#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#define LANDLOCK_SCOPE_SIGNAL               (1ULL << 1)
-#endif
-
-/* the ruleset attribute of ABI 6 (the kernel takes the size it is given) */
-struct ruleset_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net;
-    uint64_t scoped;
-};
-
-#define FS_READ                                                                \
-    (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |              \
-     LANDLOCK_ACCESS_FS_EXECUTE)
-
-int cl_landlock_abi(void)
-{
-#ifdef SYS_landlock_create_ruleset
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-                       LANDLOCK_CREATE_RULESET_VERSION);
-    return abi > 0 ? (int)abi : 0;
-#else
-    return 0;
-#endif
-}
-
-/* every access right this ABI knows of files, each denied unless a rule
- * below grants it */
-static uint64_t fs_rights(int abi)
-{
-    uint64_t fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                  LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                  LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                  LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                  LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                  LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                  LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                  LANDLOCK_ACCESS_FS_MAKE_SYM;
-    if (abi >= 2)
-        fs |= LANDLOCK_ACCESS_FS_REFER;
-    if (abi >= 3)
-        fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (abi >= 5)
-        fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    return fs;
-}
+#define FS_READ CL_LL_READ
 
 static int allow_path(int ruleset, const char *path, uint64_t access)
 {
-    struct landlock_path_beneath_attr pb = {0};
-    pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
-    if (pb.parent_fd < 0)
-        return 0; /* not on this machine: nothing to allow */
-    struct stat st;
-    if (fstat(pb.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        access &= ~(uint64_t)LANDLOCK_ACCESS_FS_READ_DIR &
-                  ~(uint64_t)(LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                              LANDLOCK_ACCESS_FS_REMOVE_FILE);
-    pb.allowed_access = access;
-    long rc = syscall(SYS_landlock_add_rule, ruleset,
-                      LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
-    close(pb.parent_fd);
-    return rc == 0 ? 0 : -1;
+    return cl_landlock_allow(ruleset, path, access);
 }
 
 /* the folders of the shared libraries mapped into this process: the
@@ -229,29 +159,14 @@ int cl_sandbox_confine(char *note, size_t len)
                  "its user can");
         return -1;
     }
-    struct ruleset_attr attr = {0};
-    size_t size = sizeof attr;
-    attr.handled_access_fs = fs_rights(abi);
-    if (abi >= 4)
-        attr.handled_access_net =
-            LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-    else
-        size = offsetof(struct ruleset_attr, handled_access_net);
-    if (abi >= 6)
-        attr.scoped =
-            LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-    else if (abi >= 4)
-        size = offsetof(struct ruleset_attr, scoped);
-    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    int rs = cl_landlock_ruleset(abi, 1);
     if (rs < 0) {
         snprintf(note, len, "Landlock refused a ruleset: %s", strerror(errno));
         return -1;
     }
     char self[64];
     snprintf(self, sizeof self, "/proc/%d", (int)getpid());
-    uint64_t dev = LANDLOCK_ACCESS_FS_READ_FILE |
-                   LANDLOCK_ACCESS_FS_WRITE_FILE |
-                   (abi >= 5 ? LANDLOCK_ACCESS_FS_IOCTL_DEV : 0);
+    uint64_t dev = CL_LL_READ_WRITE_FILE;
     int rc = 0;
     /* the dynamic loader's cache and the system's library folders */
     rc |= allow_path(rs, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE);
@@ -275,26 +190,21 @@ int cl_sandbox_confine(char *note, size_t len)
     }
     /* itself in /proc (its maps, its threads), and the machine's facts in
      * /sys the driver reads */
-    rc |= allow_path(
-        rs, self, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+    const uint64_t look =
+        LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+    rc |= allow_path(rs, self, look);
     rc |= allow_path(rs, "/proc/driver/nvidia", FS_READ);
-    rc |=
-        allow_path(rs, "/sys/devices",
-                   LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
-    rc |=
-        allow_path(rs, "/sys/bus/pci",
-                   LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+    rc |= allow_path(rs, "/sys/devices", look);
+    rc |= allow_path(rs, "/sys/bus/pci", look);
     if (rc != 0) {
         close(rs);
         snprintf(note, len, "Landlock refused a rule: %s", strerror(errno));
         return -1;
     }
-    if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) {
-        close(rs);
+    if (cl_landlock_enforce(rs) != 0) {
         snprintf(note, len, "Landlock: %s", strerror(errno));
         return -1;
     }
-    close(rs);
     snprintf(note, len, "Landlock ABI %d", abi);
     return 0;
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "confine/landlock.h"
 #include "protocol/proto.h"
 
 #ifdef __cplusplus
@@ -50,9 +51,6 @@ struct cl_sandbox_opts {
  */
 int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge, char *note,
                      size_t len);
-
-/** The Landlock ABI this kernel offers (0: none). */
-int cl_landlock_abi(void);
 
 /**
  * Confine the files this process may reach with Landlock: reading the

@@ -602,6 +602,91 @@ static void put(const char *dir, const char *file, const char *text)
     ck_assert_int_eq(cl_write_atomic(path, text, strlen(text)), 0);
 }
 
+/* Every submission is built by cl-build, confined: a scratch copy of the
+ * one file, the lab's headers, the toolkit and the system's headers. An
+ * #include or .incbin of a course file (found by its path), an #include
+ * of /dev/zero (which never ends), a relative #include of a course file:
+ * none builds, the first three named as reading outside the build
+ * ("forbidden include", cl-build's exit 4, 0 points), the last a compile
+ * error. The honest one beside them is graded. Where the kernel has no
+ * Landlock the strict build of a grading path refuses to build (the
+ * grader's failure: not graded), and a student's own build warns. */
+START_TEST(test_batch_build_is_confined)
+{
+    char dir[] = "/tmp/cl-confine-XXXXXX", subs[64], out[64], text[1024];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs), 0);
+    put(subs, "honest.c", sub_right);
+    snprintf(text, sizeof text,
+             "#include \"%s/grader/tests/selftest/honest.c\"\n", CL_ROOT);
+    put(subs, "include_course.c", text);
+    snprintf(text, sizeof text,
+             "__asm__(\".section .rodata\\n.incbin \\\"%s/Makefile\\\"\\n"
+             ".text\");\n%s",
+             CL_ROOT, sub_right);
+    put(subs, "incbin_course.c", text);
+    put(subs, "dev_zero.c", "#include \"/dev/zero\"\n");
+    put(subs, "relative.c",
+        "#include \"../../../../grader/tests/selftest/honest.c\"\n");
+    ck_assert_int_eq(sh("QUICK=1 make -s grade-class LAB=00 SUBMISSIONS=%s "
+                        "OUT=%s > %s/run1.log 2>&1",
+                        subs, out, dir),
+                     0);
+    const char *r = row(out, "honest");
+    ck_assert_msg(strstr(r, ",graded (only the quick cases),"), "%s", r);
+    r = row(out, "include_course");
+    ck_assert_msg(strstr(r, ",0.00,") && strstr(r, ",forbidden include,") &&
+                      strstr(r, "selftest/honest.c") &&
+                      strstr(r, "which the build may not read"),
+                  "%s", r);
+    r = row(out, "incbin_course");
+    ck_assert_msg(strstr(r, ",forbidden include,") && strstr(r, "/Makefile"),
+                  "%s", r);
+    r = row(out, "dev_zero");
+    ck_assert_msg(strstr(r, ",forbidden include,") && strstr(r, "/dev/zero"),
+                  "%s", r);
+    r = row(out, "relative");
+    ck_assert_msg(strstr(r, ",compile-error,"), "%s", r);
+    /* the compiler never saw the course: nothing of it in any build log */
+    ck_assert_int_ne(
+        sh("grep -l \"selftest_add(const float\" %s/logs/*build*", out), 0);
+
+    /* no Landlock: a grading path refuses (not graded), a student's own
+     * build warns and builds */
+    ck_assert_int_eq(sh("rm -rf %s/out2 && CL_BUILD_TEST_NO_LANDLOCK=1 QUICK=1 "
+                        "make -s grade-class LAB=00 SUBMISSIONS=%s OUT=%s/out2 "
+                        "> %s/run2.log 2>&1",
+                        dir, subs, dir, dir),
+                     0);
+    snprintf(text, sizeof text, "%s/out2", dir);
+    r = row(text, "honest");
+    ck_assert_msg(strstr(r, ",internal error,") && strstr(r, "no Landlock"),
+                  "%s", r);
+    ck_assert_int_eq(
+        sh("CL_BUILD_TEST_NO_LANDLOCK=1 " CL_BUILD_DIR "/bin/cl-build "
+           "%s/honest.c %s/h.so -- cc -shared -fPIC > %s/own.log 2>&1 && "
+           "test -s %s/h.so && grep -q \"NOT confined\" %s/own.log",
+           subs, dir, dir, dir, dir),
+        0);
+    ck_assert_int_eq(
+        sh("CL_BUILD_TEST_NO_LANDLOCK=1 " CL_BUILD_DIR "/bin/cl-build --strict "
+           "%s/honest.c %s/h2.so -- cc -shared -fPIC > %s/strict.log 2>&1",
+           subs, dir, dir),
+        6);
+    /* a build that outlives its wall clock is stopped, its group killed */
+    put(subs, "slow.c", "int x;\n");
+    ck_assert_int_eq(sh(CL_BUILD_DIR
+                        "/bin/cl-build --timeout 1 %s/slow.c "
+                        "%s/s.so -- sh -c \"sleep 30\" > %s/slow.log 2>&1",
+                        subs, dir, dir),
+                     1);
+    ck_assert_int_eq(sh("grep -q \"ran past 1 s\" %s/slow.log", dir), 0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* A course's policy reaches every submission of a batch and its gradebook
  * (graded on the CPU self-test lab 00): the points are the policy's, a
  * compile error is out of the policy's total, the policy is kept with the
@@ -1120,6 +1205,7 @@ int main(void)
     tcase_set_timeout(core, 1200);
     tcase_add_test(core, test_gradebook_from_results);
     tcase_add_test(core, test_gradebook_cells_are_never_formulas);
+    tcase_add_test(core, test_batch_build_is_confined);
     tcase_add_test(core, test_local_batch);
     tcase_add_test(core, test_over_limit_is_a_compile_error);
     tcase_add_test(core, test_canvas_export);
