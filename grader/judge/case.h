@@ -35,8 +35,10 @@ struct case_run {
     int device_broken;       /* the judge's own context is unusable */
     double limit_s;          /* per call */
     struct cl_gbuf ceil;     /* the ceiling's copy buffers (timed GPU cases) */
-    struct cl_series frames; /* the judge's clock around the empty frame
-                                paired with each timed call (ms) */
+    struct cl_series frames; /* the judge's clock around the empty frames
+                                before the load (ms): the frame a timed
+                                call is measured against */
+    int loaded;              /* the submission is in the runner */
     int has_state;   /* a buffer is CL_STATE: the state moves each call */
     int timing_case; /* the case is timed: the untimed-work rule applies */
     uint64_t salt;   /* private: the inputs after the check round */

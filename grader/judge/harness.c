@@ -21,7 +21,9 @@
 #include <string.h>
 
 #define HELLO_TIMEOUT_S 120.0 /* CUDA start-up in a fresh runner */
-#define DRY_RUNS        12    /* empty frames timed before loading */
+#define FRAME_WARMUPS   4     /* empty frames before loading, not clocked */
+#define FRAMES          24    /* then clocked: the frame and its noise */
+#define LOADED_FRAMES   8     /* clocked once more after timing, loaded */
 #define WARMUPS         2     /* checked, untimed calls before timing */
 #define MIN_SAMPLES     10
 #define MAX_SAMPLES     200
@@ -30,9 +32,6 @@
 #define SPOT_CHECKS     2 /* timed calls checked on the CPU, at random */
 #define TRACE_SPOTS     2 /* timed calls traced at random (not timed) */
 #define WORKSPACE_CAP   ((uint64_t)16 << 30)
-/* every empty frame a case times: the ones before loading, then one paired
- * with each timed call */
-#define FRAMES (DRY_RUNS + MAX_SAMPLES + TRACE_SPOTS)
 
 /* ---- verdicts ---------------------------------------------------------------
  */
@@ -259,23 +258,44 @@ static void call_cmd(struct case_run *k, struct cl_call_cmd *c, int call,
     memcpy(c->arg, k->arg, k->lab->arg_size);
 }
 
-/* empty frames before the student's code is loaded: the runner's CUDA and
- * the protocol warmed up (the frame a timed call is measured against is
- * taken beside each call, one_call()) */
-static int dry_runs(struct case_run *k)
+/* One empty frame on the judge's clock, clocked as a timed call is: the
+ * judge's own context busy just before it (as the baseline and the L2
+ * flush leave it before a call), then the command, to the sampled check
+ * of the outputs that stops the clock. 0, with its time in @p ms. */
+static int clocked_frame(struct case_run *k, double *ms)
 {
     struct cl_call_cmd *c = &k->wire.cmd;
     struct cl_reply *rep = &k->wire.rep;
+    if (cl_judge_gpu()) {
+        cl_judge_flush_l2();
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    struct cl_clock_stop cs = {k, 0};
     call_cmd(k, c, 0, CL_GATE_US, 0);
-    for (int i = 0; i < DRY_RUNS; i++) {
-        /* resumed and paused around it like a call (cl_runner_talk()) */
-        int rc = cl_runner_talk(&k->rn, J_DRY, c, sizeof *c, NULL, 0, R_CALL,
-                                rep, sizeof *rep, 30.0);
-        if (rc != TALK_OK)
-            return runner_lost(k, rc, " (the runner's own frame)");
-        if (!rep->ok || rep->cuda_err)
-            return cl_case_fail(k, CL_ST_INTERNAL,
-                                "the runner's frame failed: %.400s", rep->why);
+    int rc = cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
+                                    sizeof *rep, 30.0, cl_clock_stop, &cs);
+    if (rc != TALK_OK)
+        return runner_lost(k, rc, " (the runner's own frame)");
+    if (!rep->ok || rep->cuda_err)
+        return cl_case_fail(k, k->loaded ? CL_ST_CRASH : CL_ST_INTERNAL,
+                            "the runner's frame failed: %.400s", rep->why);
+    *ms = k->rn.wall_ms;
+    return 0;
+}
+
+/* Empty frames before the student's code is loaded: the runner's CUDA and
+ * the protocol warmed up, then the frame every timed call of the case is
+ * measured against, and its noise (k->frames). Nothing of the submission
+ * exists yet to slow, hold or fill them; once it is loaded, no empty frame
+ * runs between the judge's writing of a call's inputs and the call. */
+static int dry_runs(struct case_run *k)
+{
+    for (int i = 0; i < FRAME_WARMUPS + FRAMES; i++) {
+        double ms = 0;
+        if (clocked_frame(k, &ms))
+            return 1;
+        if (i >= FRAME_WARMUPS)
+            cl_series_push(&k->frames, ms);
     }
     return 0;
 }
@@ -292,6 +312,7 @@ static int load_submission(struct case_run *k)
         k->r->load_failed = 1;
         return 1;
     }
+    k->loaded = 1;
     if (!rep->ok) {
         rep->why[sizeof rep->why - 1] = '\0';
         k->r->load_failed = 1;
@@ -348,7 +369,6 @@ static int ask_workspace(struct case_run *k)
 struct shot {
     double span_ms;   /* the runner's report (its events): a hint */
     double judge_ms;  /* the judge's clock: command to a checked output */
-    double frame_ms;  /* the judge's clock around the empty frame before */
     unsigned unready; /* samples unwritten or wrong when the clock stopped */
     double base_ms[CL_MAX_BASELINES];
     double copy_ms, stream_ms; /* the ceiling's two copies */
@@ -563,18 +583,9 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     if (prepare_call(k, cp, sh))
         return 1;
     struct cl_clock_stop cs = {k, 0};
-    if (timing) {
-        /* the empty frame first: it also takes the GPU back from the
-         * judge's context, so that the call's own frame is the same */
-        call_cmd(k, c, cp->call, CL_GATE_US, 0);
-        int drc =
-            cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
-                                   sizeof *rep, 30.0, cl_clock_stop, &cs);
-        if (drc != TALK_OK)
-            return runner_lost(k, drc, " (the runner's own frame)");
-        sh->frame_ms = k->rn.wall_ms;
-        cl_series_push(&k->frames, sh->frame_ms);
-    }
+    /* straight from the judge's writes to the call: the runner does not
+     * run between them (it is stopped), so no thread of it sees the
+     * inputs before the clock starts */
     call_cmd(k, c, cp->call, CL_GATE_US, cp->trace);
     int rc = cl_runner_talk_clocked(&k->rn, J_CALL, c, sizeof *c, R_CALL, rep,
                                     sizeof *rep, k->limit_s,
@@ -602,6 +613,45 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
 
 /* ---- timing -----------------------------------------------------------------
  */
+
+/* A few empty frames once more, after the timed calls, with the
+ * submission loaded: a finding when they are slower than before the load
+ * (threads or hooks of the submission at work between calls), never a
+ * correction (r->frame_loaded_ms; the message says so). 1: the runner
+ * failed in them (the case's failure is set). */
+static int loaded_frames(struct case_run *k, const struct cl_frame *f)
+{
+    struct cl_series s = cl_series_make(LOADED_FRAMES);
+    int failed = 0;
+    for (int i = 0; i < LOADED_FRAMES && !failed; i++) {
+        double ms = 0;
+        failed = clocked_frame(k, &ms);
+        if (!failed)
+            cl_series_push(&s, ms);
+    }
+    if (!failed)
+        k->r->frame_loaded_ms = cl_series_median(&s);
+    cl_series_free(&s);
+    (void)f;
+    return failed;
+}
+
+/* the finding of loaded_frames(), added to the case's message */
+static void note_loaded_frames(struct case_run *k, const struct cl_frame *f)
+{
+    struct cl_result *r = k->r;
+    double more = r->frame_loaded_ms - f->median_ms;
+    double notable = 3 * f->noise_ms > 0.05 ? 3 * f->noise_ms : 0.05;
+    if (more <= notable || r->status != CL_ST_PASS)
+        return;
+    size_t at = strlen(r->msg);
+    snprintf(r->msg + at, sizeof r->msg - at,
+             "%snote: with your code loaded, an empty call took %.3f ms more "
+             "than before it was loaded (threads or hooks at work between "
+             "calls?): your time is measured against the empty call before "
+             "the load, so this gains nothing",
+             at ? "; " : "", more);
+}
 
 static void time_case(struct case_run *k)
 {
@@ -661,9 +711,12 @@ static void time_case(struct case_run *k)
         if (settled || total > MAX_TOTAL_MS || judged.n >= MAX_SAMPLES)
             break;
     }
-    /* the scored time of each call: the judge's clock less the frame, which
-     * the runner's report may lower by the frame's noise at most */
+    /* the scored time of each call: the judge's clock less the frame
+     * clocked before the load, which the runner's report may lower by that
+     * frame's noise at most */
     struct cl_frame f = cl_frame_of(&k->frames);
+    if (loaded_frames(k, &f))
+        goto out;
     struct cl_series scored = cl_series_make(cap), net = cl_series_make(cap);
     for (int i = 0; i < judged.n; i++) {
         cl_series_push(&scored, cl_call_scored_ms(events[i], judged.v[i], &f));
@@ -693,6 +746,7 @@ static void time_case(struct case_run *k)
     r->ceil_work = r->ceil_ms > 0 ? k->plan.ceil_bytes : 0;
     if (r->status == CL_ST_PASS)
         cl_base_describe(k, bs, best);
+    note_loaded_frames(k, &f);
     if (k->o->gpu && r->status == CL_ST_PASS && r->t_ms > 0) {
         double floor = cl_floor_ms(k->lab->metric, r->work, k->o->gpu);
         if (floor > 0 && r->t_ms < floor) {

@@ -95,6 +95,9 @@ struct cl_result {
                                 clock around a call that does nothing */
     double noise_ms;       /**< the frame's noise: how far a reported time
                                 may lower the judge's per call */
+    double frame_loaded_ms; /**< the empty frame's median again after the
+                                timed calls, the submission loaded: a
+                                finding when above frame_ms, never used */
     double ratio;          /**< the ratio speed credit is scored on */
     double target;         /**< full credit at this ratio */
     double score;          /**< points earned (set by score.c) */

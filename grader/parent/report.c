@@ -369,6 +369,7 @@ char *cl_report_json(const struct cl_grade *g)
             cJSON_AddNumberToObject(e, "event_ms", r->event_ms);
             cJSON_AddNumberToObject(e, "frame_ms", r->frame_ms);
             cJSON_AddNumberToObject(e, "noise_ms", r->noise_ms);
+            cJSON_AddNumberToObject(e, "frame_loaded_ms", r->frame_loaded_ms);
             if (r->ceil_ms > 0)
                 cJSON_AddNumberToObject(e, "ceiling_ms", r->ceil_ms);
             if (r->status == CL_ST_PASS && r->t_ms > 0) {

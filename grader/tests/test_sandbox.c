@@ -442,6 +442,69 @@ START_TEST(test_forged_time_ignored)
 }
 END_TEST
 
+/* The empty frame a timed call is measured against is clocked before the
+ * submission is loaded: one that holds the runner's replies to empty
+ * calls (its GOT: fflush), or holds two in five to widen the noise, while
+ * its events lie (a clock at a quarter speed) and it works three times
+ * too long, is timed at its work; so is one that does its work in a
+ * thread, where an empty frame before the call would have hidden it. The
+ * slower empty calls after the load are a finding (a note), not a
+ * correction. */
+static cJSON *speed_of(const char *fixture, struct grade_proc *p)
+{
+    struct row r = {0, "", "-c speed", 0, "pass", "", ""};
+    snprintf(r.fixture, sizeof r.fixture, "%s", fixture);
+    grade_row(&r, p, NULL);
+    ck_assert_msg(p->rc == 0, "%s: exit %d\n%s\n%s", fixture, p->rc, p->out,
+                  p->err);
+    cJSON *c = (cJSON *)result_case(p->json, "speed");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(json_str(c, "status"), "pass");
+    ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(c, "timed")), 1);
+    double t = json_num(c, "time_ms"), judge = json_num(c, "judge_ms");
+    double noise = json_num(c, "noise_ms");
+    ck_assert_msg(t >= judge - noise - 1e-9, "%s: scored %.4f, judge %.4f",
+                  fixture, t, judge);
+    return c;
+}
+
+START_TEST(test_frame_before_load)
+{
+    struct grade_proc p;
+    const cJSON *c = speed_of("honest", &p);
+    double honest = json_num(c, "judge_ms");
+    grade_proc_free(&p);
+
+    c = speed_of("rt_frame_hold", &p);
+    double judge = json_num(c, "judge_ms"), frame = json_num(c, "frame_ms");
+    double loaded = json_num(c, "frame_loaded_ms");
+    /* the lie and the hold were on (the test means something)... */
+    ck_assert_msg(json_num(c, "event_ms") < 0.5 * judge, "events %.4f",
+                  json_num(c, "event_ms"));
+    ck_assert_msg(loaded > frame + 10, "frame %.4f, loaded %.4f", frame,
+                  loaded);
+    /* ...and moved nothing: the frame is the one before the load, and the
+     * threefold work is timed */
+    ck_assert_msg(frame < 2.0, "frame %.4f", frame);
+    ck_assert_msg(judge > 2 * honest, "judge %.4f, honest %.4f", judge, honest);
+    ck_assert_ptr_nonnull(strstr(p.out, "note: with your code loaded"));
+    grade_proc_free(&p);
+
+    c = speed_of("rt_frame_noise", &p);
+    judge = json_num(c, "judge_ms");
+    ck_assert_msg(json_num(c, "noise_ms") < 1.0, "noise %.4f",
+                  json_num(c, "noise_ms"));
+    ck_assert_msg(judge > 2 * honest, "judge %.4f, honest %.4f", judge, honest);
+    grade_proc_free(&p);
+
+    c = speed_of("rt_frame_work", &p);
+    judge = json_num(c, "judge_ms");
+    ck_assert_msg(judge > 0.6 * honest, "judge %.4f, honest %.4f", judge,
+                  honest);
+    grade_proc_free(&p);
+}
+END_TEST
+
 /* A judge that dies costs the grader one retry and never a point: once,
  * and the case passes on a fresh judge; every time, and that case alone
  * is internal-error while every other case, the speed case too, is still
@@ -518,6 +581,7 @@ static Suite *sandbox_suite(void)
     TCase *more = tcase_create("more");
     tcase_set_timeout(more, ROW_LIMIT_S + 30);
     tcase_add_test(more, test_forged_time_ignored);
+    tcase_add_test(more, test_frame_before_load);
     tcase_add_test(more, test_output_cannot_forge_report);
     tcase_add_test(more, test_judge_death_costs_one_case);
     tcase_add_test(more, test_nothing_written_later);
