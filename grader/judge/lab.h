@@ -71,41 +71,41 @@ struct cl_case {
 
 /** What a case reports back; plain data, it crosses a pipe. */
 struct cl_result {
-    int index;             /**< case index in the lab */
-    enum cl_status status; /**< how the case ended */
-    int timed;             /**< t_ms / base_ms / ceil_ms are valid */
-    int restart;           /**< the judge must be replaced */
-    int judge_died;        /**< the judge failed or died during the case:
-                                the grader's failure, never the student's */
-    int load_failed;       /**< the submission failed while loading */
-    double t_ms;           /**< student's median per call */
-    double t_spread;       /**< its relative spread (IQR / median) */
-    double base_ms;        /**< the fastest baseline's median */
-    double ceil_ms;        /**< the ceiling's median (0 if none) */
-    double work;           /**< bytes or FLOPs per call (lab's metric) */
-    double ceil_work;      /**< bytes the ceiling copy moves */
-    int samples;           /**< timed calls of the student */
-    double wall_s;         /**< the case's wall time in all, seconds */
-    double event_ms;       /**< median of the times the runner reported
-                                (its CUDA events): a hint, never evidence */
-    double judge_ms;       /**< median of the judge's clock per call, from
-                                the command to a checked output, less the
-                                empty frame */
-    double frame_ms;       /**< the empty frame's median: the judge's
-                                clock around a call that does nothing */
-    double noise_ms;       /**< the frame's noise: how far a reported time
-                                may lower the judge's per call */
+    int index;              /**< case index in the lab */
+    enum cl_status status;  /**< how the case ended */
+    int timed;              /**< t_ms / base_ms / ceil_ms are valid */
+    int restart;            /**< the judge must be replaced */
+    int judge_died;         /**< the judge failed or died during the case:
+                                 the grader's failure, never the student's */
+    int load_failed;        /**< the submission failed while loading */
+    double t_ms;            /**< student's median per call */
+    double t_spread;        /**< its relative spread (IQR / median) */
+    double base_ms;         /**< the fastest baseline's median */
+    double ceil_ms;         /**< the ceiling's median (0 if none) */
+    double work;            /**< bytes or FLOPs per call (lab's metric) */
+    double ceil_work;       /**< bytes the ceiling copy moves */
+    int samples;            /**< timed calls of the student */
+    double wall_s;          /**< the case's wall time in all, seconds */
+    double event_ms;        /**< median of the times the runner reported
+                                 (its CUDA events): a hint, never evidence */
+    double judge_ms;        /**< median of the judge's clock per call, from
+                                 the command to a checked output, less the
+                                 empty frame */
+    double frame_ms;        /**< the empty frame's median: the judge's
+                                 clock around a call that does nothing */
+    double noise_ms;        /**< the frame's noise: how far a reported time
+                                 may lower the judge's per call */
     double frame_loaded_ms; /**< the empty frame's median again after the
                                 timed calls, the submission loaded: a
                                 finding when above frame_ms, never used */
-    double ratio;          /**< the ratio speed credit is scored on */
-    double target;         /**< full credit at this ratio */
-    double score;          /**< points earned (set by score.c) */
-    double max_score;      /**< points available (set by score.c) */
-    int sandbox;           /**< CL_SBX_* steps the runner took */
-    int runner_uid;        /**< the user it ran as */
-    struct cl_trace trace; /**< what the last checked call launched */
-    char msg[1024];        /**< what happened, for the student */
+    double ratio;           /**< the ratio speed credit is scored on */
+    double target;          /**< full credit at this ratio */
+    double score;           /**< points earned (set by score.c) */
+    double max_score;       /**< points available (set by score.c) */
+    int sandbox;            /**< CL_SBX_* steps the runner took */
+    int runner_uid;         /**< the user it ran as */
+    struct cl_trace trace;  /**< what the last checked call launched */
+    char msg[1024];         /**< what happened, for the student */
 };
 
 /** What a lab's submission may use beyond the common allow-list. */
