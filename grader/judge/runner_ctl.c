@@ -189,6 +189,11 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
         argv[a++] = "--census";
     if (sp->no_trace)
         argv[a++] = "--no-trace";
+    const char *jail = getenv("CL_RUNNER_JAIL");
+    if (jail && !strcmp(jail, "1"))
+        argv[a++] = "--jail";
+    else if (jail && !strcmp(jail, "0"))
+        argv[a++] = "--no-jail";
     const char *forge = getenv("CL_TEST_FORGE_SPAN");
     if (forge && sp->cpu_lab) { /* the self-test of the clock check */
         argv[a++] = "--test-forge-span";

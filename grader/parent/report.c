@@ -76,8 +76,9 @@ static void sandbox_line(const struct cl_grade *g, char *buf, size_t len)
     /* without Landlock the runner reads what its user can: the course's
      * answers must then be off this host (docs/grading.md) */
     const char *files =
-        (g->sandbox & CL_SBX_SECCOMP1) && !(g->sandbox & CL_SBX_FILES)
-            ? "; FILES NOT CONFINED (no Landlock here): "
+        (g->sandbox & CL_SBX_SECCOMP1) &&
+                !(g->sandbox & (CL_SBX_FILES | CL_SBX_JAIL))
+            ? "; FILES NOT CONFINED (no Landlock, no mount namespace here): "
               "keep solutions/ and build/ off this host"
             : "";
     snprintf(buf, len, "sandbox: %s%s%s", what, who, files);

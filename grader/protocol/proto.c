@@ -170,6 +170,7 @@ void cl_sandbox_describe(int bits, int uid, char *buf, size_t len)
         {CL_SBX_ENV, "empty environment"},
         {CL_SBX_LIMITS, "limits"},
         {CL_SBX_PDEATH, "dies with the judge"},
+        {CL_SBX_JAIL, "own mount namespace"},
         {CL_SBX_FILES, "files confined (Landlock)"},
         {CL_SBX_SECCOMP1, "seccomp allow-list"},
         {CL_SBX_SECCOMP2, "no files opened"},

@@ -154,7 +154,9 @@ enum cl_sandbox_step {
     CL_SBX_SECCOMP1 = 1 << 4, /**< the first seccomp stage (load) */
     CL_SBX_SECCOMP2 = 1 << 5, /**< the second stage (no files at all) */
     CL_SBX_PDEATH = 1 << 6,   /**< dies with the judge */
-    CL_SBX_FILES = 1 << 7     /**< reads only what CUDA needs (Landlock) */
+    CL_SBX_FILES = 1 << 7,    /**< reads only what CUDA needs (Landlock) */
+    CL_SBX_JAIL = 1 << 8      /**< a mount namespace of its own, holding
+                                   the system's libraries and devices only */
 };
 
 /** A short description of @p bits, e.g. "session, user nobody, limits,

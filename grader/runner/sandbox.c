@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,6 +53,166 @@ static int set_limit(int res, rlim_t v)
     return setrlimit(res, &r);
 }
 
+/* ---- a mount namespace of its own ---------------------------------------- */
+
+/* The jail's root is a tmpfs mounted over /tmp in the runner's own mount
+ * namespace (the host's /tmp is untouched); the runner pivots into it. */
+#define JAIL "/tmp"
+
+/* write @p text to @p path (a /proc file of this process) */
+static int put_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* @p host inside the jail, at the same path, read-only: a folder or file
+ * bound, a symbolic link made again (/lib -> usr/lib), nothing when the
+ * host has none; 0, or -1 */
+static int jail_bind(const char *host, int dev)
+{
+    char at[4200];
+    snprintf(at, sizeof at, JAIL "%s", host);
+    struct stat st;
+    if (lstat(host, &st) != 0)
+        return 0;
+    if (lstat(at, &st) == 0)
+        return 0; /* already there: a folder of an outer binding */
+    /* the parents, made in the tmpfs */
+    for (char *p = at + strlen(JAIL) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(at, 0755);
+        *p = '/';
+    }
+    char link[4200];
+    ssize_t n = readlink(host, link, sizeof link - 1);
+    if (n > 0) {
+        link[n] = '\0';
+        return symlink(link, at);
+    }
+    if (S_ISDIR(st.st_mode) ? mkdir(at, 0755) != 0 : 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        int fd = open(at, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return -1;
+        close(fd);
+    }
+    if (mount(host, at, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return -1;
+    unsigned long ro =
+        MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | (dev ? 0 : MS_NODEV);
+    return mount(NULL, at, NULL, ro, NULL);
+}
+
+/* the folders of the libraries this process has mapped (the CUDA runtime,
+ * cuBLAS's folder beside it), but not the runner's own nor its load
+ * guard's (the course's build) */
+static int jail_library_dirs(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return -1;
+    char line[4400];
+    int rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *file = strchr(line, '/');
+        if (!file)
+            continue;
+        file[strcspn(file, "\n")] = '\0';
+        char *slash = strrchr(file, '/');
+        if (!slash || !strstr(slash, ".so") || strstr(file, " (deleted)") ||
+            !strcmp(slash, "/cl-audit.so") || !strncmp(file, "/memfd:", 7) ||
+            !strncmp(file, "/dev/", 5))
+            continue;
+        *slash = '\0';
+        if (file[0])
+            rc |= jail_bind(file, 0);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* Before anything else runs in the runner (no thread yet, still root, or
+ * in a user namespace of its own): a mount namespace whose root holds the
+ * system's programs, libraries and settings (/usr, /lib, /etc: read-only),
+ * the folders of the libraries already mapped, the GPU's and the few other
+ * devices it needs, /sys read-only, and /proc (its own, that hides other
+ * users' processes, where it may mount one). The course's tree is not in
+ * it: a path of it is not even there to stat. 0, or -1 (the runner goes
+ * on without it, and the report says so). */
+static int jail(char *note, size_t len)
+{
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    int user_ns = uid != 0;
+    if (unshare(CLONE_NEWNS | (user_ns ? CLONE_NEWUSER : 0)) != 0) {
+        add_note(note, len, "no mount namespace");
+        return -1;
+    }
+    if (user_ns) { /* the same user inside as outside */
+        char map[64];
+        snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+        put_text("/proc/self/setgroups", "deny");
+        if (put_text("/proc/self/uid_map", map) != 0)
+            goto fail;
+        snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+        if (put_text("/proc/self/gid_map", map) != 0)
+            goto fail;
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("jail", JAIL, "tmpfs", MS_NOSUID, "mode=0755,size=1m") != 0)
+        goto fail;
+    static const char *const sys[] = {"/usr", "/lib",  "/lib32", "/lib64",
+                                      "/bin", "/sbin", "/etc",   "/sys"};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
+        rc |= jail_bind(sys[i], 0);
+    rc |= jail_library_dirs();
+    /* the devices: each node bound (never a new device filesystem) */
+    mkdir(JAIL "/dev", 0755);
+    static const char *const devs[] = {"/dev/null",
+                                       "/dev/zero",
+                                       "/dev/urandom",
+                                       "/dev/random",
+                                       "/dev/nvidiactl",
+                                       "/dev/nvidia-uvm",
+                                       "/dev/nvidia-uvm-tools",
+                                       "/dev/nvidia-modeset",
+                                       "/dev/nvidia-caps"};
+    for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)
+        rc |= jail_bind(devs[i], 1);
+    for (int i = 0; i < 64; i++) {
+        char d[32];
+        snprintf(d, sizeof d, "/dev/nvidia%d", i);
+        rc |= jail_bind(d, 1);
+    }
+    symlink("/proc/self/fd", JAIL "/dev/fd");
+    /* /proc: its own where it may mount one (root: other users' processes
+     * hidden), else the host's, bound */
+    mkdir(JAIL "/proc", 0555);
+    if (mount("proc", JAIL "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "hidepid=2") != 0 &&
+        mount("/proc", JAIL "/proc", NULL, MS_BIND | MS_REC, NULL) != 0)
+        rc = -1;
+    mkdir(JAIL "/tmp", 0755);
+    mkdir(JAIL "/.old", 0700);
+    if (rc != 0 || syscall(SYS_pivot_root, JAIL, JAIL "/.old") != 0 ||
+        chdir("/") != 0 || umount2("/.old", MNT_DETACH) != 0)
+        goto fail;
+    rmdir("/.old");
+    /* nothing more may be written or made in it */
+    mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL);
+    return 0;
+fail:
+    add_note(note, len, "no mount namespace (a step failed)");
+    return -1;
+}
+
 int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge, char *note,
                      size_t len)
 {
@@ -66,6 +227,9 @@ int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge, char *note,
         add_note(note, len, "tool mode: sandbox off");
         return bits;
     }
+    /* first, while nothing else runs here and root is still root */
+    if (o->jail && jail(note, len) == 0)
+        bits |= CL_SBX_JAIL;
     /* if memory runs out, this process goes first, not the judge (as
      * root, before the user change makes /proc/self root's) */
     int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);

@@ -39,6 +39,7 @@ struct cl_sandbox_opts {
     unsigned long long as_bytes; /**< RLIMIT_AS (0: none). Only the CPU
                             lab sets it: CUDA reserves far more address
                             space than it uses */
+    int jail; /**< a mount namespace of its own (cl_sandbox_enter()) */
 };
 
 /**
