@@ -439,9 +439,15 @@ plots:
 
 ## deps: make sure Check, cJSON and libseccomp are there (as root with apt, it says so
 ## and installs them; NO_APT=1: only name the command)
-deps:
-	$(Q)CUDA_HOME=$(CUDA_HOME) CUDNN_FOUND=$(if $(CUDNN_INC),$(if $(CUDNN_SO),1)) \
+DEPS_RUN = CUDA_HOME=$(CUDA_HOME) CUDNN_FOUND=$(if $(CUDNN_INC),$(if $(CUDNN_SO),1)) \
 	  CC="$(CC)" NO_APT="$(NO_APT)" sh tools/deps.sh
+deps:
+	$(Q)$(DEPS_RUN)
+# what every compile waits for: the same check, once a tree (a file, so
+# that `make -q` of a built target says it is up to date)
+DEPS_OK := $(BUILD)/.deps-ok
+$(DEPS_OK):
+	$(Q)$(DEPS_RUN) && mkdir -p $(@D) && touch $@
 
 ## format / format-check: apply or verify .clang-format on our C and CUDA
 FORMAT_FILES = $(wildcard common/*.[ch] common/*.cu common/tests/*.c \
@@ -469,33 +475,33 @@ clean:
 
 # ---- rules ----------------------------------------------------------------
 
-$(BUILD)/obj/%.o: %.c | deps
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/%.cu.o: %.cu | deps
+$(BUILD)/obj/%.cu.o: %.cu | $(DEPS_OK)
 	$(call say,NVCC,$<)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(NVFLAGS) -c -o $@ $<
 
-$(LIBCORE): $(CORE_OBJ) | deps
+$(LIBCORE): $(CORE_OBJ) | $(DEPS_OK)
 	$(call say,AR,$@)
 	$(Q)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
-$(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER) deps
+$(GRADER): $(BUILD)/obj/grader/parent/main.o $(LIBCORE) | $(RUNNER) $(DEPS_OK)
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
-$(RUNNER): $(RUNNER_OBJ) | deps $(AUDIT)
+$(RUNNER): $(RUNNER_OBJ) | $(DEPS_OK) $(AUDIT)
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -Wl,-z,relro,-z,now -o $@ $(filter %.o,$^) $(RUNNER_LIBS)
 
-$(CLBUILD): $(call obj_of,grader/compile/build.c $(CONFINE_SRC)) | deps
+$(CLBUILD): $(call obj_of,grader/compile/build.c $(CONFINE_SRC)) | $(DEPS_OK)
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $^ -lseccomp
 
 # the runner's load guard, an rtld-audit library (grader/runner/audit.c):
 # plain C, no sanitizer (it runs in the loader's own namespace)
-$(AUDIT): grader/runner/audit.c | deps
+$(AUDIT): grader/runner/audit.c | $(DEPS_OK)
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O2 $(WARN) -shared -fPIC \
 	  -Wl,-z,relro,-z,now -o $@ $<
@@ -507,11 +513,11 @@ $(BUILD)/gen/policy_default.c: grader/parent/policy.json
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | deps
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(DEPS_OK)
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selftest/*.h) | deps
+$(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selftest/*.h) | $(DEPS_OK)
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader \
 	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
@@ -521,29 +527,29 @@ $(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selfte
 # scratch copy of the one file and the lab's headers, the toolkit and the
 # system's headers, nothing else; the same build every way of grading
 # takes); any other .cu file in the lab's folder is named, never linked in
-$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h) | deps $(CLBUILD)
+$(BUILD)/student/%.so: $$(call lab_src,$$*) $$(wildcard labs/$$*/*.h) | $(DEPS_OK) $(CLBUILD)
 	$(call say,BUILD,$@)
 	$(Q)$(call note_others,$*,$<)
 	$(Q)mkdir -p $(@D) && $(CLBUILD) --headers labs/$* $< $@ -- $(NVCC) $(SO_FLAGS)
 
-$(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | deps
+$(BUILD)/solution/%.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | $(DEPS_OK)
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -Ilabs/$* -o $@ $(filter %.cu,$^)
 
-$(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | deps
+$(BUILD)/solution/%-4k.so: $$(wildcard solutions/%/*.cu) $$(wildcard labs/%/*.h) | $(DEPS_OK)
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) -DMTA_PARAM_BYTES=4096 -Ilabs/$* -o $@ $(filter %.cu,$^)
 
 # fixtures/labNN/x.cu is a known-bad submission for lab NN
-$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu $(wildcard grader/tests/fixtures/*/*.cuh) | deps
+$(BUILD)/fixtures/%.so: grader/tests/fixtures/%.cu $(wildcard grader/tests/fixtures/*/*.cuh) | $(DEPS_OK)
 	$(call say,NVCC,$@)
 	$(Q)mkdir -p $(@D) && $(NVCC) $(SO_FLAGS) $(addprefix -I,$(LAB_DIRS)) -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC)) -o $@ $<
 
-$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE) | $(RUNNER) deps
+$(BUILD)/tests/%: $(BUILD)/obj/%.o $(LIBCORE) | $(RUNNER) $(DEPS_OK)
 	$(call say,LINK,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(CHECK_LIBS)
 
-$(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c) | deps
+$(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c) | $(DEPS_OK)
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -DCL_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
 

@@ -18,6 +18,10 @@
 #                                     # 10-minute window ends; rows add up
 #                                     # in $SOAK_OUT (carry it to resume);
 #                                     # "sanitize": the SANITIZE=1 build
+#     bash tools/gpu-check.sh boundary  # the runner's mount namespace on
+#                                     # every reference (CL_RUNNER_JAIL=1),
+#                                     # the confined build on a course
+#                                     # file, one soak round (the frame)
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
 #                                     # setup.sh, then run_autograder on the
 #                                     # reference and the skeleton, and on
@@ -58,6 +62,32 @@ if [ "$phase" = soak ]; then
         --rounds "$rounds" --build "$([ $san = 1 ] && echo build/sanitize || echo build)" \
         --deadline "${SOAK_DEADLINE:-540}" $([ "${HOSTILE:-0}" = 1 ] && echo --hostile)
     tee -a "$sum" < "$OUT/soak.log" > /dev/null
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = boundary ]; then
+    # what only the GPU host can show of the trust boundary: a reference
+    # under the runner's own mount namespace (CL_RUNNER_JAIL=1), quick
+    # cases and one speed case each; the confined build refusing a course
+    # file on a real lab; the references' frame before the load against
+    # their events (one round of the soak: timing.tsv)
+    for id in 01 02 03 04 05 06; do
+        read -r _ slug _ < <(build/bin/grade "$id" --which)
+        speed=$(build/bin/grade "$id" --list | awk '$2 == "speed" { print $1; exit }')
+        step "jail-$id" env CL_RUNNER_JAIL=1 build/bin/grade "$id" --solution \
+            --no-color --seed 1 --quick --case "$speed" \
+            $(build/bin/grade "$id" --list | awk '$5 == "(quick)" { printf "--case %s ", $1 }')
+        grep -E '^  sandbox:|^score|^  [a-zA-Z0-9:^=,-]+ +(pass|wrong|crash|forbidden|cuda-error|timeout|internal-error)' \
+            "$OUT/jail-$id.log" | head -n 4 | tee -a "$sum"
+    done
+    printf '#include "%s/solutions/03-matmul/matmul.cu"\n' "$PWD" > "$OUT/include_course.cu"
+    step include-course env SRC="$OUT/include_course.cu" SO="$OUT/ic.so" \
+        CL_BUILD_STRICT=1 make -s build-submission LABDIR=03-matmul
+    note "  include of the course's Lab 3 reference: cl-build exit $(cat "$OUT/ic.so.exit" 2>/dev/null || echo 0) (4 expected): $(grep -m 1 'cl-build: your file reads' "$OUT/include-course.log")"
+    step soak-1 env SOAK_OUT="$final/soak" python3 tools/soak.py --rounds 1 \
+        --deadline "${SOAK_DEADLINE:-420}"
+    tee -a "$sum" < "$OUT/soak-1.log" > /dev/null
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
     exit 0

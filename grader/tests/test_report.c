@@ -300,11 +300,20 @@ START_TEST(test_sandbox_line_warns)
     ck_assert_ptr_null(strstr(line, "NOT CONFINED"));
     cJSON_Delete(o);
 
-    g.sandbox &= ~CL_SBX_FILES;
+    /* no Landlock, but a mount namespace of its own: confined all the
+     * same (the course is not in it) */
+    g.sandbox = (g.sandbox & ~CL_SBX_FILES) | CL_SBX_JAIL;
     o = json_of();
     line = str(item(o, "extra_data"), "sandbox");
-    SAYS(line, "; FILES NOT CONFINED (no Landlock here): keep solutions/ "
-               "and build/ off this host");
+    SAYS(line, "own mount namespace");
+    ck_assert_ptr_null(strstr(line, "NOT CONFINED"));
+    cJSON_Delete(o);
+
+    g.sandbox &= ~(CL_SBX_FILES | CL_SBX_JAIL);
+    o = json_of();
+    line = str(item(o, "extra_data"), "sandbox");
+    SAYS(line, "; FILES NOT CONFINED (no Landlock, no mount namespace here): "
+               "keep solutions/ and build/ off this host");
     ck_assert_ptr_null(strstr(line, "Landlock),"));
     cJSON_Delete(o);
 
