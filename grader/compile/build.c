@@ -110,44 +110,38 @@ static int copy_file(const char *from, const char *to, mode_t mode)
     return rc;
 }
 
-/* remove @p path and everything beneath it (our scratch folder) */
-static void remove_tree(const char *path)
+/* call @p fn on everything beneath @p path, then on @p path itself (our
+ * scratch folder: no link is followed) */
+static void walk(const char *path, void (*fn)(const char *p, int dir))
 {
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[PATH_MAX];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-                remove_tree(sub);
-            else
-                unlink(sub);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
-static void chown_tree(const char *path, uid_t u, gid_t g)
-{
-    if (lchown(path, u, g) != 0)
-        return;
-    DIR *d = opendir(path);
-    if (!d)
-        return;
+    struct stat st;
+    int dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    DIR *d = dir ? opendir(path) : NULL;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    while (d && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         char sub[PATH_MAX];
         snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        chown_tree(sub, u, g);
+        walk(sub, fn);
     }
-    closedir(d);
+    if (d)
+        closedir(d);
+    fn(path, dir);
+}
+
+static void remove_one(const char *p, int dir)
+{
+    if (dir)
+        rmdir(p);
+    else
+        unlink(p);
+}
+
+static void give_one(const char *p, int dir)
+{
+    (void)dir;
+    (void)!lchown(p, BUILD_UID, BUILD_UID);
 }
 
 /* the real path of program @p name as a shell would find it in PATH */
@@ -605,7 +599,7 @@ int main(int argc, char **argv)
     }
     int as_root = geteuid() == 0;
     if (as_root)
-        chown_tree(real_scratch, BUILD_UID, BUILD_UID);
+        walk(real_scratch, give_one);
 
     /* the command: the compiler's flags, then ours */
     char *args[MAX_ARGS + 8];
@@ -760,6 +754,6 @@ out:
     if (keep)
         say(0, "scratch kept: %s", real_scratch);
     else
-        remove_tree(real_scratch);
+        walk(real_scratch, remove_one);
     return rc;
 }

@@ -109,16 +109,20 @@ static int jail_bind(const char *host, int dev)
     return mount(NULL, at, NULL, ro, NULL);
 }
 
-/* the folders of the libraries this process has mapped (the CUDA runtime,
- * cuBLAS's folder beside it), but not the runner's own nor its load
- * guard's (the course's build) */
-static int jail_library_dirs(void)
+/* Call @p each on every folder of the shared libraries mapped into this
+ * process (the CUDA runtime's, the C library's, cuBLAS's beside the
+ * runtime), once each: a library file, not the runner itself nor its load
+ * guard (their folder is the course's build), nor a memory file such as
+ * the submission's sealed copy ("/memfd:submission.so (deleted)"). The
+ * loader finds the submission's libraries there. ORs what @p each returns;
+ * -1 when the maps cannot be read. */
+static int each_library_dir(int (*each)(const char *dir, void *ctx), void *ctx)
 {
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f)
         return -1;
-    char line[4400];
-    int rc = 0;
+    char line[4400], done[64][1024];
+    int ndone = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
         char *file = strchr(line, '/');
         if (!file)
@@ -130,11 +134,22 @@ static int jail_library_dirs(void)
             !strncmp(file, "/dev/", 5))
             continue;
         *slash = '\0';
-        if (file[0])
-            rc |= jail_bind(file, 0);
+        int seen = 0;
+        for (int i = 0; i < ndone && !seen; i++)
+            seen = strcmp(done[i], file) == 0;
+        if (seen || ndone == 64 || strlen(file) >= sizeof done[0])
+            continue;
+        snprintf(done[ndone++], sizeof done[0], "%s", file[0] ? file : "/");
+        rc |= each(done[ndone - 1], ctx);
     }
     fclose(f);
     return rc;
+}
+
+static int bind_dir(const char *dir, void *ctx)
+{
+    (void)ctx;
+    return jail_bind(dir, 0);
 }
 
 /* Before anything else runs in the runner (no thread yet, still root, or
@@ -172,7 +187,7 @@ static int jail(char *note, size_t len)
     int rc = 0;
     for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
         rc |= jail_bind(sys[i], 0);
-    rc |= jail_library_dirs();
+    rc |= each_library_dir(bind_dir, NULL);
     /* the devices: each node bound (never a new device filesystem) */
     mkdir(JAIL "/dev", 0755);
     static const char *const devs[] = {"/dev/null",
@@ -279,39 +294,9 @@ static int allow_path(int ruleset, const char *path, uint64_t access)
     return cl_landlock_allow(ruleset, path, access);
 }
 
-/* the folders of the shared libraries mapped into this process: the
- * loader finds a submission's libraries (the CUDA runtime, cuBLAS) there */
-static int allow_library_dirs(int ruleset)
+static int allow_dir(const char *dir, void *ctx)
 {
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return -1;
-    char line[4400], done[64][1024];
-    int ndone = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *file = strchr(line, '/');
-        if (!file)
-            continue;
-        file[strcspn(file, "\n")] = '\0';
-        /* a library file, not the runner itself nor its load guard
-         * (their folder is the course's build), nor a memory file such as
-         * the submission's sealed copy ("/memfd:submission.so (deleted)") */
-        char *slash = strrchr(file, '/');
-        if (!slash || !strstr(slash, ".so") || strstr(file, " (deleted)") ||
-            strcmp(slash, "/cl-audit.so") == 0 ||
-            strncmp(file, "/memfd:", 7) == 0 || strncmp(file, "/dev/", 5) == 0)
-            continue;
-        *slash = '\0';
-        int seen = 0;
-        for (int i = 0; i < ndone && !seen; i++)
-            seen = strcmp(done[i], file) == 0;
-        if (seen || ndone == 64 || strlen(file) >= sizeof done[0])
-            continue;
-        snprintf(done[ndone++], sizeof done[0], "%s", file[0] ? file : "/");
-        rc |= allow_path(ruleset, file[0] ? file : "/", FS_READ);
-    }
-    fclose(f);
-    return rc;
+    return allow_path(*(int *)ctx, dir, FS_READ);
 }
 
 int cl_sandbox_confine(char *note, size_t len)
@@ -338,7 +323,7 @@ int cl_sandbox_confine(char *note, size_t len)
                                        "/usr/lib64"};
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
         rc |= allow_path(rs, libs[i], FS_READ);
-    rc |= allow_library_dirs(rs);
+    rc |= each_library_dir(allow_dir, &rs);
     /* the GPU's device files, /dev/null and the random sources */
     static const char *const devs[] = {
         "/dev/nvidiactl",      "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",

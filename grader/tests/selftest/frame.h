@@ -23,26 +23,7 @@
 #error "define HOLD_EVERY (hold one frame in HOLD_EVERY, out of HOLD_OF)"
 #endif
 
-static struct timespec origin;
 static int called, frames, patched;
-
-static int slow_clock(clockid_t id, struct timespec *ts)
-{
-    struct timespec now;
-    int rc = clock_gettime(id, &now); /* our own GOT: the real one */
-    if (rc != 0 || id != CLOCK_MONOTONIC)
-        return rc;
-    double d = (double)(now.tv_sec - origin.tv_sec) +
-               (double)(now.tv_nsec - origin.tv_nsec) * 1e-9;
-    d *= 0.25;
-    ts->tv_sec = origin.tv_sec + (time_t)d;
-    ts->tv_nsec = origin.tv_nsec + (long)((d - (double)(time_t)d) * 1e9);
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-    return 0;
-}
 
 static int held_flush(FILE *f)
 {
@@ -58,9 +39,7 @@ static int held_flush(FILE *f)
 
 __attribute__((constructor)) static void hijack(void)
 {
-    clock_gettime(CLOCK_MONOTONIC, &origin);
-    patched = got_patch("clock_gettime", (void *)slow_clock) +
-              got_patch("fflush", (void *)held_flush);
+    patched = got_slow_clock(0.25) + got_patch("fflush", (void *)held_flush);
 }
 
 void selftest_add(const float *a, const float *b, float *c, int n)
