@@ -188,14 +188,19 @@ def append(out, row):
                 row["log"]))
 
 
-def summary(out):
-    path = os.path.join(out, "soak.tsv")
+def read_tsv(path):
+    """the rows of a table this script wrote, as dicts (none: [])"""
     rows = []
     if os.path.exists(path):
         with open(path) as f:
             head = f.readline().rstrip("\n").split("\t")
             for line in f:
                 rows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
+    return rows
+
+
+def summary(out):
+    rows = read_tsv(os.path.join(out, "soak.tsv"))
     table = {}
     for r in rows:
         key = (r["lab"], r["who"])
@@ -221,13 +226,7 @@ def summary(out):
     with open(os.path.join(out, "soak.md"), "w") as f:
         f.write(text)
     # the hostile fixtures, and both rates
-    hpath = os.path.join(out, "hostile.tsv")
-    hrows = []
-    if os.path.exists(hpath):
-        with open(hpath) as f:
-            head = f.readline().rstrip("\n").split("\t")
-            for line in f:
-                hrows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
+    hrows = read_tsv(os.path.join(out, "hostile.tsv"))
     fooled = 0
     if hrows:
         per = {}

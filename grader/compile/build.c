@@ -145,7 +145,7 @@ static void give_one(const char *p, int dir)
 }
 
 /* the real path of program @p name as a shell would find it in PATH */
-static int which(const char *name, char *out, size_t len)
+static int which(const char *name, char out[PATH_MAX])
 {
     if (strchr(name, '/'))
         return realpath(name, out) ? 0 : -1;
@@ -157,10 +157,8 @@ static int which(const char *name, char *out, size_t len)
          d = strtok_r(NULL, ":", &save)) {
         char cand[PATH_MAX];
         snprintf(cand, sizeof cand, "%s/%s", d, name);
-        if (access(cand, X_OK) == 0 && realpath(cand, out)) {
-            (void)len;
+        if (access(cand, X_OK) == 0 && realpath(cand, out))
             return 0;
-        }
     }
     return -1;
 }
@@ -217,7 +215,7 @@ static void reach_system(struct reach *r, const char *compiler)
     char p[PATH_MAX], pre[PATH_MAX];
     const char *names[] = {compiler, "gcc", "g++", "cc", "c++", NULL};
     for (int i = 0; names[i]; i++)
-        if (which(names[i], p, sizeof p) == 0) {
+        if (which(names[i], p) == 0) {
             prefix_of(p, pre, sizeof pre);
             /* a compiler in /usr/bin is the system's: not all of /usr */
             if (strcmp(pre, "/usr") != 0 && strcmp(pre, "/") != 0)
@@ -489,7 +487,7 @@ int main(int argc, char **argv)
 
     /* the compiler, resolved here (the build's PATH is its own) */
     char compiler[PATH_MAX];
-    if (which(cc[0], compiler, sizeof compiler) != 0)
+    if (which(cc[0], compiler) != 0)
         return say(B_INTERNAL, "no compiler '%s' in PATH", cc[0]);
 
     /* the scratch folder: src/ (the source), include/ (the headers),
@@ -556,11 +554,7 @@ int main(int argc, char **argv)
 
     /* what it may read, and a check that none of it holds the course */
     struct reach reach = {.n = 0};
-    char pre[PATH_MAX];
-    prefix_of(compiler, pre, sizeof pre);
-    if (strcmp(pre, "/usr") != 0)
-        reach_add(&reach, pre);
-    reach_system(&reach, cc[0]);
+    reach_system(&reach, compiler);
     char out_dir[PATH_MAX];
     snprintf(out_dir, sizeof out_dir, "%s", output);
     char *os = strrchr(out_dir, '/');
@@ -623,7 +617,7 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
     char gcc[PATH_MAX] = "", gdir[PATH_MAX] = "";
-    if (which("gcc", gcc, sizeof gcc) == 0) {
+    if (which("gcc", gcc) == 0) {
         snprintf(gdir, sizeof gdir, "%s", gcc);
         char *s2 = strrchr(gdir, '/');
         if (s2)

@@ -619,7 +619,7 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
  * (threads or hooks of the submission at work between calls), never a
  * correction (r->frame_loaded_ms; the message says so). 1: the runner
  * failed in them (the case's failure is set). */
-static int loaded_frames(struct case_run *k, const struct cl_frame *f)
+static int loaded_frames(struct case_run *k)
 {
     struct cl_series s = cl_series_make(LOADED_FRAMES);
     int failed = 0;
@@ -632,7 +632,6 @@ static int loaded_frames(struct case_run *k, const struct cl_frame *f)
     if (!failed)
         k->r->frame_loaded_ms = cl_series_median(&s);
     cl_series_free(&s);
-    (void)f;
     return failed;
 }
 
@@ -715,7 +714,7 @@ static void time_case(struct case_run *k)
      * clocked before the load, which the runner's report may lower by that
      * frame's noise at most */
     struct cl_frame f = cl_frame_of(&k->frames);
-    if (loaded_frames(k, &f))
+    if (loaded_frames(k))
         goto out;
     struct cl_series scored = cl_series_make(cap), net = cl_series_make(cap);
     for (int i = 0; i < judged.n; i++) {

@@ -88,10 +88,9 @@ static const char *self_dir(char *buf, size_t len)
 }
 
 /* the environment a runner gets: nothing but what CUDA and the ladders
- * need (docs/grading.md); in tool mode, all of ours */
-/* the runner's environment: ours under a tool (a profiler's injection
- * must reach it), else a few variables, and the load guard: LD_AUDIT
- * names @p audit (grader/runner/audit.c), unless a census runs */
+ * need (docs/grading.md), and the load guard (LD_AUDIT names @p audit,
+ * grader/runner/audit.c) unless a census runs; in tool mode, all of ours
+ * (a profiler's injection must reach it) */
 static char **runner_env(int tool, int census, const char *audit)
 {
     static char *env[64];

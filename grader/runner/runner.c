@@ -260,7 +260,7 @@ static void do_load(struct cl_reply *r)
         fail(r,
              "the runner's load guard (cl-audit.so beside it) is not "
              "loaded: rebuild the grader (make)%s",
-             "");
+             NULL);
         return;
     }
     int filters = guarded ? seccomp_filters() : 0;
@@ -273,7 +273,7 @@ static void do_load(struct cl_reply *r)
         fail(r,
              "the runner's load guard did not engage (its seccomp filter "
              "is missing)%s",
-             "");
+             NULL);
         return;
     }
     int k = 0;

@@ -146,10 +146,38 @@ static int each_library_dir(int (*each)(const char *dir, void *ctx), void *ctx)
     return rc;
 }
 
+/* Call @p each on every device file a runner needs that this machine
+ * has: the GPU's (its numbered ones too), /dev/null, /dev/zero and the
+ * random sources. ORs what @p each returns. */
+static int each_device(int (*each)(const char *path, void *ctx), void *ctx)
+{
+    static const char *const devs[] = {
+        "/dev/nvidiactl",      "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+        "/dev/nvidia-modeset", "/dev/null",       "/dev/zero",
+        "/dev/urandom",        "/dev/random",     "/dev/nvidia-caps"};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)
+        if (access(devs[i], F_OK) == 0)
+            rc |= each(devs[i], ctx);
+    for (int i = 0; i < 64; i++) {
+        char d[32];
+        snprintf(d, sizeof d, "/dev/nvidia%d", i);
+        if (access(d, F_OK) == 0)
+            rc |= each(d, ctx);
+    }
+    return rc;
+}
+
 static int bind_dir(const char *dir, void *ctx)
 {
     (void)ctx;
     return jail_bind(dir, 0);
+}
+
+static int bind_device(const char *path, void *ctx)
+{
+    (void)ctx;
+    return jail_bind(path, 1);
 }
 
 /* Before anything else runs in the runner (no thread yet, still root, or
@@ -190,22 +218,7 @@ static int jail(char *note, size_t len)
     rc |= each_library_dir(bind_dir, NULL);
     /* the devices: each node bound (never a new device filesystem) */
     mkdir(JAIL "/dev", 0755);
-    static const char *const devs[] = {"/dev/null",
-                                       "/dev/zero",
-                                       "/dev/urandom",
-                                       "/dev/random",
-                                       "/dev/nvidiactl",
-                                       "/dev/nvidia-uvm",
-                                       "/dev/nvidia-uvm-tools",
-                                       "/dev/nvidia-modeset",
-                                       "/dev/nvidia-caps"};
-    for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)
-        rc |= jail_bind(devs[i], 1);
-    for (int i = 0; i < 64; i++) {
-        char d[32];
-        snprintf(d, sizeof d, "/dev/nvidia%d", i);
-        rc |= jail_bind(d, 1);
-    }
+    rc |= each_device(bind_device, NULL);
     symlink("/proc/self/fd", JAIL "/dev/fd");
     /* /proc: its own where it may mount one (root: other users' processes
      * hidden), else the host's, bound */
@@ -287,16 +300,17 @@ int cl_sandbox_enter(const struct cl_sandbox_opts *o, pid_t judge, char *note,
 
 /* ---- the files it may read: Landlock ------------------------------------- */
 
-#define FS_READ CL_LL_READ
-
-static int allow_path(int ruleset, const char *path, uint64_t access)
-{
-    return cl_landlock_allow(ruleset, path, access);
-}
-
 static int allow_dir(const char *dir, void *ctx)
 {
-    return allow_path(*(int *)ctx, dir, FS_READ);
+    return cl_landlock_allow(*(int *)ctx, dir, CL_LL_READ);
+}
+
+/* a device, read and written (a folder of them, as /dev/nvidia-caps,
+ * listed too) */
+static int allow_device(const char *path, void *ctx)
+{
+    return cl_landlock_allow(
+        *(int *)ctx, path, CL_LL_READ_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
 }
 
 int cl_sandbox_confine(char *note, size_t len)
@@ -315,36 +329,25 @@ int cl_sandbox_confine(char *note, size_t len)
     }
     char self[64];
     snprintf(self, sizeof self, "/proc/%d", (int)getpid());
-    uint64_t dev = CL_LL_READ_WRITE_FILE;
     int rc = 0;
     /* the dynamic loader's cache and the system's library folders */
-    rc |= allow_path(rs, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE);
+    rc |=
+        cl_landlock_allow(rs, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE);
     static const char *const libs[] = {"/lib", "/lib64", "/usr/lib",
                                        "/usr/lib64"};
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
-        rc |= allow_path(rs, libs[i], FS_READ);
+        rc |= cl_landlock_allow(rs, libs[i], CL_LL_READ);
     rc |= each_library_dir(allow_dir, &rs);
     /* the GPU's device files, /dev/null and the random sources */
-    static const char *const devs[] = {
-        "/dev/nvidiactl",      "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-        "/dev/nvidia-modeset", "/dev/null",       "/dev/zero",
-        "/dev/urandom",        "/dev/random",     "/dev/nvidia-caps"};
-    for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)
-        rc |= allow_path(rs, devs[i], dev | LANDLOCK_ACCESS_FS_READ_DIR);
-    for (int i = 0; i < 64; i++) {
-        char d[32];
-        snprintf(d, sizeof d, "/dev/nvidia%d", i);
-        if (access(d, F_OK) == 0)
-            rc |= allow_path(rs, d, dev);
-    }
+    rc |= each_device(allow_device, &rs);
     /* itself in /proc (its maps, its threads), and the machine's facts in
      * /sys the driver reads */
     const uint64_t look =
         LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
-    rc |= allow_path(rs, self, look);
-    rc |= allow_path(rs, "/proc/driver/nvidia", FS_READ);
-    rc |= allow_path(rs, "/sys/devices", look);
-    rc |= allow_path(rs, "/sys/bus/pci", look);
+    rc |= cl_landlock_allow(rs, self, look);
+    rc |= cl_landlock_allow(rs, "/proc/driver/nvidia", CL_LL_READ);
+    rc |= cl_landlock_allow(rs, "/sys/devices", look);
+    rc |= cl_landlock_allow(rs, "/sys/bus/pci", look);
     if (rc != 0) {
         close(rs);
         snprintf(note, len, "Landlock refused a rule: %s", strerror(errno));
