@@ -121,8 +121,10 @@ void cl_case_forget_inputs(struct case_run *k);
  * the baseline's when it ran for the call (and the plan does not say
  * poison only), else only seen written. On the device for a GPU lab, in
  * the shared memory for the CPU lab. Returns how many samples failed.
+ * With @p frame (an empty frame's clock): the same buffers read as a
+ * timed call's check reads them, the count meaningless.
  */
-unsigned cl_case_sample(struct case_run *k, uint64_t seed);
+unsigned cl_case_sample(struct case_run *k, uint64_t seed, int frame);
 
 /** A check of call @p call of @p k, its verdict into @p r, its messages
  *  prefixed with @p when. */

@@ -299,7 +299,7 @@ static unsigned sample_host(const struct cl_sample_buf *b, int nbuf, int k,
     return bad;
 }
 
-unsigned cl_case_sample(struct case_run *k, uint64_t seed)
+unsigned cl_case_sample(struct case_run *k, uint64_t seed, int frame)
 {
     struct cl_sample_buf b[CL_SAMPLE_BUFS];
     int n = 0;
@@ -308,7 +308,8 @@ unsigned cl_case_sample(struct case_run *k, uint64_t seed)
         const struct cl_gbuf *g = &k->hb[i];
         if ((p->role != CL_OUT && p->role != CL_STATE) || !g->ptr || !p->count)
             continue;
-        int values = k->base_ran && g->mirror && !k->plan.sample_written_only;
+        int values =
+            (k->base_ran || frame) && g->mirror && !k->plan.sample_written_only;
         if (!values && p->role == CL_STATE)
             continue; /* state is not poisoned: nothing to see */
         const struct cl_tolerance *t = p->has_tol ? &p->tol : &k->plan.tol;

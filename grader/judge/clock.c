@@ -10,7 +10,7 @@
 void cl_clock_stop(void *ctx)
 {
     struct cl_clock_stop *cs = ctx;
-    cs->bad = cl_case_sample(cs->k, cl_private_random());
+    cs->bad = cl_case_sample(cs->k, cl_private_random(), cs->frame);
 }
 
 /* the probe's length: longer than the GPU's time slice between contexts

@@ -19,6 +19,7 @@ struct case_run;
 struct cl_clock_stop {
     struct case_run *k; /**< the case */
     unsigned bad;       /**< samples unwritten or wrong */
+    int frame;          /**< an empty frame: read as a call's, not judged */
 };
 
 /** The check that stops the judge's clock (a cl_runner_talk_clocked()

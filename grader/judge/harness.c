@@ -258,19 +258,62 @@ static void call_cmd(struct case_run *k, struct cl_call_cmd *c, int call,
     memcpy(c->arg, k->arg, k->lab->arg_size);
 }
 
+/* call @p call's inputs, filled and written into the runner's buffers;
+ * its outputs poisoned */
+static void write_inputs(struct case_run *k, int call)
+{
+    struct cl_fill_ctx fc = {k->hb, NULL, &k->plan, k->o->data};
+    cl_fill_run(k->lab, k->arg, &k->plan, &fc, cl_case_seed(k, call), call,
+                call == 0);
+    for (int i = 0; i < k->plan.nbuf; i++) {
+        struct cl_gbuf *b = &k->hb[i];
+        enum cl_role role = k->plan.buf[i].role;
+        if (role == CL_OUT)
+            cl_mem_set(b->ptr, CL_POISON, b->bytes);
+        /* what the judge filled, into the runner's buffer */
+        if (b->native && (role == CL_IN || (role == CL_STATE && call == 0)))
+            cl_mem_copy(b->ptr, b->native, b->bytes);
+        if (role == CL_STATE && call == 0 && b->mirror)
+            cl_mem_copy(b->mirror, b->native ? b->native : b->ptr, b->bytes);
+    }
+}
+
+/* What a timed call's preparation does on the GPU before its command and
+ * owes nothing to the submission, done before an empty frame: the idle
+ * probe, the baselines' timed runs (a stateless one only: a stateful
+ * baseline moves its state once per call), the ceiling's two copies. The
+ * runner then sleeps as long before a frame as before a call, and wakes
+ * as late: the frame measures the same start as the call it is taken
+ * from. */
+static void frame_prep(struct case_run *k)
+{
+    if (!cl_judge_gpu() || k->o->tool_mode || !k->timing_case)
+        return;
+    struct cl_probe p;
+    cl_clock_gpu_busy(&p, 0);
+    for (int i = 0; k->base && !k->has_state && i < cl_base_count(k); i++)
+        if (k->base_ok[i])
+            cl_base_time(k, i);
+    if (k->ceil.base && k->plan.ceil_bytes) {
+        cl_ceiling_time(k, 0);
+        cl_ceiling_time(k, 1);
+    }
+}
+
 /* One empty frame on the judge's clock, clocked as a timed call is: the
- * judge's own context busy just before it (as the baseline and the L2
- * flush leave it before a call), then the command, to the sampled check
- * of the outputs that stops the clock. 0, with its time in @p ms. */
+ * judge's preparation of a call done first (frame_prep(), the L2 flush),
+ * then the command, to the sampled check of the outputs that stops the
+ * clock, reading what a call's check reads. 0, with its time in @p ms. */
 static int clocked_frame(struct case_run *k, double *ms)
 {
     struct cl_call_cmd *c = &k->wire.cmd;
     struct cl_reply *rep = &k->wire.rep;
+    frame_prep(k);
     if (cl_judge_gpu()) {
         cl_judge_flush_l2();
         CUDA_CHECK(cudaDeviceSynchronize());
     }
-    struct cl_clock_stop cs = {k, 0};
+    struct cl_clock_stop cs = {k, 0, 1};
     call_cmd(k, c, 0, CL_GATE_US, 0);
     int rc = cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
                                     sizeof *rep, 30.0, cl_clock_stop, &cs);
@@ -290,6 +333,13 @@ static int clocked_frame(struct case_run *k, double *ms)
  * runs between the judge's writing of a call's inputs and the call. */
 static int dry_runs(struct case_run *k)
 {
+    /* the baselines frame_prep() runs read the first call's inputs */
+    if (cl_judge_gpu() && k->timing_case && k->base && !k->has_state) {
+        write_inputs(k, 0);
+        if (k->base->prepare)
+            k->base->prepare(k->base_st, 0);
+        cl_mem_sync();
+    }
     for (int i = 0; i < FRAME_WARMUPS + FRAMES; i++) {
         double ms = 0;
         if (clocked_frame(k, &ms))
@@ -427,20 +477,7 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
                         struct shot *sh)
 {
     int call = cp->call;
-    struct cl_fill_ctx fc = {k->hb, NULL, &k->plan, k->o->data};
-    cl_fill_run(k->lab, k->arg, &k->plan, &fc, cl_case_seed(k, call), call,
-                call == 0);
-    for (int i = 0; i < k->plan.nbuf; i++) {
-        struct cl_gbuf *b = &k->hb[i];
-        enum cl_role role = k->plan.buf[i].role;
-        if (role == CL_OUT)
-            cl_mem_set(b->ptr, CL_POISON, b->bytes);
-        /* what the judge filled, into the runner's buffer */
-        if (b->native && (role == CL_IN || (role == CL_STATE && call == 0)))
-            cl_mem_copy(b->ptr, b->native, b->bytes);
-        if (role == CL_STATE && call == 0 && b->mirror)
-            cl_mem_copy(b->mirror, b->native ? b->native : b->ptr, b->bytes);
-    }
+    write_inputs(k, call);
     if (cp->mode == BASE_TIMED) {
         /* the writes above done, nothing of the runner's may be running */
         cl_mem_sync();
@@ -582,7 +619,7 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     memset(sh, 0, sizeof *sh);
     if (prepare_call(k, cp, sh))
         return 1;
-    struct cl_clock_stop cs = {k, 0};
+    struct cl_clock_stop cs = {k, 0, 0};
     /* straight from the judge's writes to the call: the runner does not
      * run between them (it is stopped), so no thread of it sees the
      * inputs before the clock starts */

@@ -51,6 +51,7 @@ struct cl_runner {
     char refs[4][1024]; /* the grader's references beside it (grader_file) */
     int nrefs;          /* -1: not looked up yet */
     int pausable;       /* stopped between commands (not in tool mode) */
+    int spin;           /* a clocked reply is awaited awake (GPU labs) */
     int paused;         /* stopped by the judge now */
     int gone;           /* reaped while pausing it: its status is in st */
     int st;
