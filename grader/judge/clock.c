@@ -4,13 +4,16 @@
 
 #include "judge/case.h"
 #include "judge/device.h"
+#include "now.h"
 
 #include <time.h>
 
 void cl_clock_stop(void *ctx)
 {
     struct cl_clock_stop *cs = ctx;
+    double t0 = cl_now_s();
     cs->bad = cl_case_sample(cs->k, cl_private_random(), cs->frame);
+    cs->check_ms = (cl_now_s() - t0) * 1e3;
 }
 
 /* the probe's length: longer than the GPU's time slice between contexts

@@ -20,6 +20,7 @@ struct cl_clock_stop {
     struct case_run *k; /**< the case */
     unsigned bad;       /**< samples unwritten or wrong */
     int frame;          /**< an empty frame: read as a call's, not judged */
+    double check_ms;    /**< how long the check took (CL_TIMING_DETAIL) */
 };
 
 /** The check that stops the judge's clock (a cl_runner_talk_clocked()

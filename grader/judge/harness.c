@@ -278,6 +278,60 @@ static void write_inputs(struct case_run *k, int call)
     }
 }
 
+/* CL_TIMING_DETAIL=1: where a case's empty frames and timed calls spend
+ * their time, one line per timed case on stderr (medians, ms): the
+ * judge's clock; the runner's own clock (untrusted: a diagnosis, never
+ * scored) to the gate queued, the call returned and the GPU synchronized;
+ * the events; the check that stops the judge's clock. For a maintainer
+ * who asks why `judged` and the events differ on a host. */
+enum { D_JUDGE, D_GATE, D_RETURNED, D_SYNCED, D_EVENTS, D_CHECK, D_N };
+static struct {
+    int on;
+    struct cl_series s[2][D_N]; /* [0]: frames before the load, [1]: calls */
+} detail;
+
+static void detail_push(int call, double judge_ms, const struct cl_reply *rep,
+                        const struct cl_clock_stop *cs)
+{
+    if (!detail.on)
+        return;
+    struct cl_series *s = detail.s[call];
+    double v[D_N] = {judge_ms,        rep->host_ms[0], rep->host_ms[1],
+                     rep->host_ms[2], rep->span_ms,    cs->check_ms};
+    for (int i = 0; i < D_N; i++)
+        cl_series_push(&s[i], v[i]);
+}
+
+static void detail_start(void)
+{
+    const char *on = getenv("CL_TIMING_DETAIL");
+    detail.on = on && *on && strcmp(on, "0") != 0;
+    for (int c = 0; c < 2 && detail.on; c++)
+        for (int i = 0; i < D_N; i++) {
+            if (!detail.s[c][i].cap)
+                detail.s[c][i] = cl_series_make(4 * MAX_SAMPLES);
+            detail.s[c][i].n = 0;
+        }
+}
+
+static void detail_print(const struct case_run *k)
+{
+    if (!detail.on)
+        return;
+    static const char *const what[2] = {"frame", "call"};
+    fprintf(stderr, "timing detail %s %s:", k->lab->id, k->c->name);
+    for (int c = 0; c < 2; c++) {
+        const struct cl_series *s = detail.s[c];
+        fprintf(stderr,
+                " %s (%d): judge %.4f, runner gate %.4f returned %.4f synced "
+                "%.4f, events %.4f, check %.4f%s",
+                what[c], s[D_JUDGE].n, cl_series_median(&s[D_JUDGE]),
+                cl_series_median(&s[D_GATE]), cl_series_median(&s[D_RETURNED]),
+                cl_series_median(&s[D_SYNCED]), cl_series_median(&s[D_EVENTS]),
+                cl_series_median(&s[D_CHECK]), c ? "\n" : ";");
+    }
+}
+
 /* What a timed call's preparation does on the GPU before its command and
  * owes nothing to the submission, done before an empty frame: the idle
  * probe, the baselines' timed runs (a stateless one only: a stateful
@@ -313,7 +367,7 @@ static int clocked_frame(struct case_run *k, double *ms)
         cl_judge_flush_l2();
         CUDA_CHECK(cudaDeviceSynchronize());
     }
-    struct cl_clock_stop cs = {k, 0, 1};
+    struct cl_clock_stop cs = {k, 0, 1, 0};
     call_cmd(k, c, 0, CL_GATE_US, 0);
     int rc = cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
                                     sizeof *rep, 30.0, cl_clock_stop, &cs);
@@ -323,6 +377,8 @@ static int clocked_frame(struct case_run *k, double *ms)
         return cl_case_fail(k, k->loaded ? CL_ST_CRASH : CL_ST_INTERNAL,
                             "the runner's frame failed: %.400s", rep->why);
     *ms = k->rn.wall_ms;
+    if (!k->loaded)
+        detail_push(0, *ms, rep, &cs);
     return 0;
 }
 
@@ -619,7 +675,7 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     memset(sh, 0, sizeof *sh);
     if (prepare_call(k, cp, sh))
         return 1;
-    struct cl_clock_stop cs = {k, 0, 0};
+    struct cl_clock_stop cs = {k, 0, 0, 0};
     /* straight from the judge's writes to the call: the runner does not
      * run between them (it is stopped), so no thread of it sees the
      * inputs before the clock starts */
@@ -628,6 +684,8 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
                                     sizeof *rep, k->limit_s,
                                     timing ? cl_clock_stop : NULL, &cs);
     sh->judge_ms = k->rn.wall_ms; /* and its CPU work after the reply */
+    if (timing && !cp->trace && rc == TALK_OK)
+        detail_push(1, sh->judge_ms, rep, &cs);
     sh->unready = cs.bad;
     if (rc != TALK_OK)
         return runner_lost(k, rc, "");
@@ -783,6 +841,7 @@ static void time_case(struct case_run *k)
     if (r->status == CL_ST_PASS)
         cl_base_describe(k, bs, best);
     note_loaded_frames(k, &f);
+    detail_print(k);
     if (k->o->gpu && r->status == CL_ST_PASS && r->t_ms > 0) {
         double floor = cl_floor_ms(k->lab->metric, r->work, k->o->gpu);
         if (floor > 0 && r->t_ms < floor) {
@@ -864,6 +923,7 @@ void cl_case_run(const struct cl_lab *lab, int index,
     k.salt = cl_private_random();
     k.rn.sock = k.rn.out = -1;
     k.frames = cl_series_make(FRAMES);
+    detail_start();
     if (plan_case(&k)) {
         cl_series_free(&k.frames);
         return;

@@ -142,6 +142,10 @@ struct cl_reply {
     char why[448];         /**< the error or failure, for the student */
     double span_ms;        /**< event time of the call (J_CALL, J_DRY) */
     uint64_t value;        /**< J_QUERY's answer */
+    double host_ms[3];     /**< J_CALL, J_DRY: the runner's own clock from
+                                the command to the gate queued, the call
+                                returned, the GPU synchronized; shown with
+                                CL_TIMING_DETAIL, never scored */
     struct cl_trace trace; /**< J_CALL */
 };
 

@@ -58,6 +58,7 @@ static struct {
     cudaStream_t s;
     cudaEvent_t e0, e1;
     unsigned char *scratch;
+    double cmd_s; /* when the command being served arrived (cl_now_s) */
 } R;
 
 static int reply(uint32_t type, uint32_t seq, const struct cl_reply *r)
@@ -309,6 +310,7 @@ static int arg_ok(const struct cl_call_cmd *c, struct cl_reply *r)
 static void do_query(const struct cl_call_cmd *c, struct cl_reply *r)
 {
     struct cl_bound b;
+    R.cmd_s = cl_now_s();
     r->ok = 1;
     if (!arg_ok(c, r))
         return;
@@ -343,6 +345,8 @@ static void timed(const struct cl_call_cmd *c, const struct cl_bound *b,
         if (student)
             R.glue->invoke(b, R.scratch, NULL);
         r->span_ms = (cl_now_s() - t0) * 1e3;
+        r->host_ms[0] = (t0 - R.cmd_s) * 1e3;
+        r->host_ms[1] = r->host_ms[2] = r->host_ms[0] + r->span_ms;
         return;
     }
     cudaError_t e = cl_gate(c->gate_us, R.s);
@@ -354,6 +358,7 @@ static void timed(const struct cl_call_cmd *c, const struct cl_bound *b,
         fail(r, "the runner's frame failed: %s", cudaGetErrorString(e));
         return;
     }
+    r->host_ms[0] = (cl_now_s() - R.cmd_s) * 1e3;
     if (student) {
         if (c->profile)
             cudaProfilerStart();
@@ -361,8 +366,10 @@ static void timed(const struct cl_call_cmd *c, const struct cl_bound *b,
         if (c->profile)
             cudaProfilerStop();
     }
+    r->host_ms[1] = (cl_now_s() - R.cmd_s) * 1e3;
     e = cudaEventRecord(R.e1, R.s);
     cudaError_t s = cudaDeviceSynchronize();
+    r->host_ms[2] = (cl_now_s() - R.cmd_s) * 1e3;
     if (tracing)
         cl_trace_cupti_enable(0);
     if (e == cudaSuccess)
@@ -386,6 +393,7 @@ static void do_call(const struct cl_call_cmd *c, int student,
                     struct cl_reply *r)
 {
     struct cl_bound b;
+    R.cmd_s = cl_now_s();
     r->ok = 1;
     if (!arg_ok(c, r))
         return;

@@ -570,6 +570,39 @@ START_TEST(test_case_selection)
 }
 END_TEST
 
+/* CL_TIMING_DETAIL=1: one line per timed case on stderr, the empty frames
+ * before the load (4 warm-ups and 24) and the counted calls split by the
+ * judge's clock, the runner's own and the events; each judge's clock
+ * brackets the runner's, which brackets the events. (Without it, no line:
+ * test_sandbox's speed_of().) */
+START_TEST(test_timing_detail)
+{
+    struct grade_proc p;
+    setenv("CL_TIMING_DETAIL", "1", 1);
+    GRADE(&p, "00", "--lib", HONEST, "-c", "speed", "--seed", "3");
+    unsetenv("CL_TIMING_DETAIL");
+    ck_assert_int_eq(p.rc, CL_EXIT_OK);
+    const char *line = strstr(p.err, "timing detail 00 speed: ");
+    ck_assert_msg(line != NULL, "%s", p.err);
+    int nf = 0, nc = 0;
+    double f[6], c[6];
+    int got = sscanf(line,
+                     "timing detail 00 speed: frame (%d): judge %lf, runner "
+                     "gate %lf returned %lf synced %lf, events %lf, check "
+                     "%lf; call (%d): judge %lf, runner gate %lf returned %lf "
+                     "synced %lf, events %lf, check %lf",
+                     &nf, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &nc, &c[0],
+                     &c[1], &c[2], &c[3], &c[4], &c[5]);
+    ck_assert_msg(got == 14, "%.300s", line);
+    ck_assert_int_eq(nf, 28);
+    ck_assert_int_ge(nc, 10);
+    ck_assert_msg(c[4] > 0 && c[3] >= c[4] && c[0] >= c[3] && c[5] > 0,
+                  "%.300s", line);
+    ck_assert_msg(f[0] >= f[3] && f[0] < c[0], "%.300s", line);
+    grade_proc_free(&p);
+}
+END_TEST
+
 /* the lines echo_inputs printed (its inputs, relayed to stderr) */
 static char *input_lines(const char *err)
 {
@@ -756,6 +789,7 @@ static Suite *cli_suite(void)
     tcase_add_test(runs, test_forbidden_is_reported_in_json);
     tcase_add_test(runs, test_no_gpu_or_graded);
     tcase_add_test(runs, test_case_selection);
+    tcase_add_test(runs, test_timing_detail);
     tcase_add_test(runs, test_seed_reproducible);
     tcase_add_test(runs, test_repeated_hangs_stop_the_run);
     tcase_add_test(runs, test_policy_file);
