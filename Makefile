@@ -517,12 +517,10 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(DEPS_OK)
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 
-# (-MMD: a fixture that copies the protocol's structs is rebuilt when
-# grader/protocol/ changes, as the runner is)
-$(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selftest/*.h grader/protocol/*.h) | $(DEPS_OK)
+$(BUILD)/selftest/%.so: grader/tests/selftest/%.c $(wildcard grader/tests/selftest/*.h) | $(DEPS_OK)
 	$(call say,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O1 -shared -fPIC -Wall -Wextra -Igrader \
-	  -MMD -MP -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
+	  -DCL_ROOT='"$(CURDIR)"' -DCL_BUILD_DIR='"$(BUILD)"' -o $@ $<
 
 # a student's lab: exactly the file the grade builds (lab_src), rebuilt when
 # it or the lab's header changes, through the confined build (cl-build: a
@@ -555,5 +553,5 @@ $(BUILD)/obj/test_%.o: $$(wildcard */tests/test_$$*.c) | $(DEPS_OK)
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -DCL_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
 
--include $(shell find $(BUILD)/obj $(BUILD)/selftest -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
