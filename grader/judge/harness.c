@@ -332,6 +332,13 @@ static void detail_print(const struct case_run *k)
     }
 }
 
+/* whether the empty frames of @p k are prepared as its timed calls are
+ * (frame_prep()): a timed case on the GPU, not under a tool */
+static int frames_prepared(const struct case_run *k)
+{
+    return cl_judge_gpu() && !k->o->tool_mode && k->timing_case;
+}
+
 /* What a timed call's preparation does on the GPU before its command and
  * owes nothing to the submission, done before an empty frame: the idle
  * probe, the baselines' timed runs (a stateless one only: a stateful
@@ -341,7 +348,7 @@ static void detail_print(const struct case_run *k)
  * from. */
 static void frame_prep(struct case_run *k)
 {
-    if (!cl_judge_gpu() || k->o->tool_mode || !k->timing_case)
+    if (!frames_prepared(k))
         return;
     struct cl_probe p;
     cl_clock_gpu_busy(&p, 0);
@@ -390,7 +397,7 @@ static int clocked_frame(struct case_run *k, double *ms)
 static int dry_runs(struct case_run *k)
 {
     /* the baselines frame_prep() runs read the first call's inputs */
-    if (cl_judge_gpu() && k->timing_case && k->base && !k->has_state) {
+    if (frames_prepared(k) && k->base && !k->has_state) {
         write_inputs(k, 0);
         if (k->base->prepare)
             k->base->prepare(k->base_st, 0);

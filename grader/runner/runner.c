@@ -310,7 +310,6 @@ static int arg_ok(const struct cl_call_cmd *c, struct cl_reply *r)
 static void do_query(const struct cl_call_cmd *c, struct cl_reply *r)
 {
     struct cl_bound b;
-    R.cmd_s = cl_now_s();
     r->ok = 1;
     if (!arg_ok(c, r))
         return;
