@@ -3,10 +3,11 @@
 #
 #     run-suites.sh [-j N] SUITE... [-- SUITE...]
 #
-# The suites before "--" use no GPU: they may run N at a time (default:
-# one per four cores, so one at a time below eight cores). The suites
-# after "--" (those that may use a GPU, whose timings need it idle) run
-# one at a time, after the first group. Each suite's output is printed
+# The suites before "--" assert no time measured on a GPU (they may use
+# one, for correctness): they may run N at a time (default: one per four
+# cores, so one at a time below eight cores), started in the order given
+# (put the longest first). The suites after "--" (whose timings need an
+# idle GPU) run one at a time, after the first group. Each suite's output is printed
 # whole, in the order given, then one line with its totals and wall time
 # ("== test_x: 12 passed, 0 failed, 0 skipped in 34 s"), from the line
 # each suite ends with (common/tests/suite.h: "cl-suite: P F S"). The last
@@ -85,7 +86,7 @@ if [ "$jobs" -le 1 ]; then
         report "$t"
     done
 else
-    echo "== ${#cpu[@]} suites without a GPU, $jobs at a time"
+    echo "== ${#cpu[@]} suites side by side, $jobs at a time"
     running=0
     for t in "${cpu[@]}"; do
         if [ "$running" -ge "$jobs" ]; then
