@@ -275,13 +275,15 @@ endif
 ## grading a row of SOAK_OUT/soak.tsv (default build/soak; rows add up
 ## across runs), the table in SOAK_OUT/soak.md; exits 1 on any false
 ## verdict (tools/soak.py; SANITIZE=1 also counts sanitizer reports);
+## TOTAL=N instead grades each until SOAK_OUT holds N gradings of it (a
+## soak cut short resumes where it stopped);
 ## HOSTILE=1 also grades every other fixture once a round, which must be
 ## caught, and writes both error rates (SOAK_OUT/rates.md)
 ROUNDS   ?= 1
 SOAK_OUT ?= $(BUILD)/soak
 .PHONY: soak
 soak: deps $(GRADER) $(RUNNER) $(SOLUTION_SO) $(FIXTURE_SO)
-	$(Q)python3 tools/soak.py --rounds $(ROUNDS) --out $(SOAK_OUT) --build $(BUILD) \
+	$(Q)python3 tools/soak.py $(if $(TOTAL),--total $(TOTAL),--rounds $(ROUNDS)) --out $(SOAK_OUT) --build $(BUILD) \
 	  $(if $(filter 1,$(HOSTILE)),--hostile) \
 	  $(if $(LAB),--labs $(foreach l,$(GRADE_LABS),$(firstword $(subst -, ,$(l)))))
 

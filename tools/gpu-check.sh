@@ -17,7 +17,9 @@
 #                                     # honest fixture, stopping before the
 #                                     # 10-minute window ends; rows add up
 #                                     # in $SOAK_OUT (carry it to resume);
-#                                     # "sanitize": the SANITIZE=1 build
+#                                     # "sanitize": the SANITIZE=1 build;
+#                                     # SOAK_TOTAL=N instead grades each
+#                                     # until $SOAK_OUT holds N of it
 #     bash tools/gpu-check.sh boundary  # the runner's mount namespace on
 #                                     # every reference (CL_RUNNER_JAIL=1),
 #                                     # the confined build on a course
@@ -59,7 +61,7 @@ if [ "$phase" = soak ]; then
     [ $san = 1 ] && step build-sanitize make -j"$(nproc)" SANITIZE=1 all fixtures
     # the soak's own deadline ends it between gradings, inside the window
     step soak env SOAK_OUT="${SOAK_OUT:-$final/soak}" python3 tools/soak.py \
-        --rounds "$rounds" --build "$([ $san = 1 ] && echo build/sanitize || echo build)" \
+        $([ -n "${SOAK_TOTAL:-}" ] && echo --total "$SOAK_TOTAL" || echo --rounds "$rounds") --build "$([ $san = 1 ] && echo build/sanitize || echo build)" \
         --deadline "${SOAK_DEADLINE:-540}" $([ "${HOSTILE:-0}" = 1 ] && echo --hostile)
     tee -a "$sum" < "$OUT/soak.log" > /dev/null
     note "done"

@@ -30,7 +30,7 @@ not caught.
 The exit status is 1 when a table holds a false verdict or a fooled
 grading, 0 when not, 2 on a usage error.
 
-    python3 tools/soak.py [--rounds N] [--out DIR] [--grade PATH]
+    python3 tools/soak.py [--rounds N | --total N] [--out DIR] [--grade PATH]
                           [--labs 01,05] [--deadline SECONDS] [--hostile]
                           [--no-honest] [--summary]
 """
@@ -272,6 +272,48 @@ def summary(out):
     return text, bad + fooled, len(rows) + len(hrows)
 
 
+def plan(a, grade, labs):
+    """the gradings to run, in order, as (round, lab, who, lib): --rounds
+    rounds of every submission; or, with --total N, round r holds each
+    submission the tables hold fewer than r + 1 gradings of (so a soak cut
+    by its deadline resumes where it stopped). None when a build is
+    missing."""
+    subs = []
+    for lab in labs:
+        ref = os.path.join(a.build, "solution", "%s-%s.so" % (
+            lab, lab_slug(grade, lab)))
+        if lab == "00":  # the self-test lab's honest sum
+            ref = os.path.join(a.build, "selftest", "honest.so")
+        subs.append((lab, "reference", ref))
+        if not a.no_honest:
+            subs += [(lab, h, os.path.join(a.build, "fixtures", "lab" + lab,
+                                           h + ".so"))
+                     for h in HONEST.get(lab, [])]
+        fdir = os.path.join(a.build, "fixtures", "lab" + lab)
+        if a.hostile and os.path.isdir(fdir):
+            honest = set(HONEST.get(lab, []))
+            subs += [(lab, "hostile:" + f[:-3], os.path.join(fdir, f))
+                     for f in sorted(os.listdir(fdir))
+                     if f.endswith(".so") and f[:-3] not in honest]
+    for _, _, lib in subs:
+        if not os.path.exists(lib):
+            print("soak: no %s (make all fixtures)" % lib, file=sys.stderr)
+            return None
+    have = {}
+    if a.total:
+        for r in read_tsv(os.path.join(a.out, "soak.tsv")):
+            k = (r.get("lab"), r.get("who"))
+            have[k] = have.get(k, 0) + 1
+        for r in read_tsv(os.path.join(a.out, "hostile.tsv")):
+            k = (r.get("lab"), "hostile:" + r.get("fixture", ""))
+            have[k] = have.get(k, 0) + 1
+    work = []
+    for rnd in range(a.total or a.rounds):
+        work += [(rnd, lab, who, lib) for lab, who, lib in subs
+                 if not a.total or have.get((lab, who), 0) <= rnd]
+    return work
+
+
 def pct(k, n):
     return "%.1f%%" % (100.0 * k / n) if n else "-"
 
@@ -279,6 +321,10 @@ def pct(k, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--total", type=int, default=0,
+                    help="instead of --rounds: grade each submission until "
+                    "the tables hold N gradings of it (resumes a soak cut "
+                    "by a deadline without favouring the first labs)")
     ap.add_argument("--out", default=os.environ.get("SOAK_OUT",
                                                     "build/soak"))
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
@@ -309,53 +355,29 @@ def main():
         labs = [l.strip() for l in a.labs.split(",") if l.strip()]
         t0 = time.time()
         rng = random.SystemRandom()
-        stop = False
-        for rnd in range(a.rounds):
-            if stop:
+        work = plan(a, grade, labs)
+        if work is None:
+            return 2
+        for rnd, lab, who, lib in work:
+            if a.deadline and time.time() - t0 > a.deadline:
+                print("soak: deadline reached")
                 break
-            for lab in labs:
-                ref = os.path.join(a.build, "solution", "%s-%s.so" % (
-                    lab, lab_slug(grade, lab)))
-                if lab == "00":  # the self-test lab's honest sum
-                    ref = os.path.join(a.build, "selftest", "honest.so")
-                subs = [("reference", ref)]
-                if not a.no_honest:
-                    subs += [(h, os.path.join(a.build, "fixtures", "lab" + lab,
-                                              h + ".so"))
-                             for h in HONEST.get(lab, [])]
-                if a.hostile:
-                    honest = set(HONEST.get(lab, []))
-                    fdir = os.path.join(a.build, "fixtures", "lab" + lab)
-                    subs += [("hostile:" + f[:-3], os.path.join(fdir, f))
-                             for f in sorted(os.listdir(fdir))
-                             if f.endswith(".so") and f[:-3] not in honest] \
-                        if os.path.isdir(fdir) else []
-                for who, lib in subs:
-                    if stop or (a.deadline and time.time() - t0 > a.deadline):
-                        if not stop:
-                            print("soak: deadline reached")
-                        stop = True
-                        break
-                    if not os.path.exists(lib):
-                        print("soak: no %s (make all fixtures)" % lib,
-                              file=sys.stderr)
-                        return 2
-                    row = grade_once(grade, a.build, lab, who, lib,
-                                     rng.randrange(1, 2**31))
-                    if who.startswith("hostile:"):
-                        v, why = append_hostile(a.out, lab, who[8:], row)
-                        print("round %d lab %s %-22s seed %-10s %5.1f/%-5.1f "
-                              "%5.1fs %s: %s" % (rnd + 1, lab, who[8:],
-                                                 row["seed"], row["score"],
-                                                 row["max"], row["wall_s"], v,
-                                                 why), flush=True)
-                        continue
-                    append(a.out, row)
-                    print("round %d lab %s %-14s seed %-10s %5.1f/%-5.1f "
-                          "%5.1fs %s" % (rnd + 1, lab, who, row["seed"],
-                                         row["score"], row["max"],
-                                         row["wall_s"],
-                                         row["false"] or "ok"), flush=True)
+            row = grade_once(grade, a.build, lab, who, lib,
+                             rng.randrange(1, 2**31))
+            if who.startswith("hostile:"):
+                v, why = append_hostile(a.out, lab, who[8:], row)
+                print("round %d lab %s %-22s seed %-10s %5.1f/%-5.1f "
+                      "%5.1fs %s: %s" % (rnd + 1, lab, who[8:],
+                                         row["seed"], row["score"],
+                                         row["max"], row["wall_s"], v,
+                                         why), flush=True)
+                continue
+            append(a.out, row)
+            print("round %d lab %s %-14s seed %-10s %5.1f/%-5.1f "
+                  "%5.1fs %s" % (rnd + 1, lab, who, row["seed"],
+                                 row["score"], row["max"],
+                                 row["wall_s"],
+                                 row["false"] or "ok"), flush=True)
     text, bad, n = summary(a.out)
     print(text + "%d gradings, %d with a false verdict or fooled" % (n, bad))
     return 1 if bad else 0

@@ -1023,6 +1023,29 @@ START_TEST(test_peers_layouts_match_the_headers)
 }
 END_TEST
 
+/* make soak's bookkeeping, on the CPU self-test lab: TOTAL=N grades each
+ * submission until the table holds N gradings of it, so a soak cut by
+ * the device's 10-minute window resumes where it stopped (its verdicts
+ * are the GPU host's: here only the rows are counted) */
+START_TEST(test_soak_resumes_to_a_total)
+{
+    char dir[] = "/tmp/cl-soak-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int run = 0; run < 2; run++) {
+        int rc = sh("python3 tools/soak.py --labs 00 --total 1 --out %s "
+                    "> %s/run%d.log 2>&1",
+                    dir, dir, run);
+        ck_assert_msg(rc == 0 || rc == 1, "soak.py exit %d", rc);
+        ck_assert_int_eq(sh("test $(grep -c '^round ' %s/run%d.log) = %d", dir,
+                            run, run == 0 ? 1 : 0),
+                         0);
+        ck_assert_int_eq(sh("test $(wc -l < %s/soak.tsv) = 2", dir), 0);
+    }
+    ck_assert_int_eq(sh("grep -q '^00\treference\t' %s/soak.tsv", dir), 0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("release");
@@ -1040,6 +1063,7 @@ int main(void)
     tcase_add_test(core, test_classroom_workflow);
     tcase_add_test(core, test_readmes_match_ladders);
     tcase_add_test(core, test_hosted_gpu_notebook);
+    tcase_add_test(core, test_soak_resumes_to_a_total);
     suite_add_tcase(s, core);
     return cl_suite_run(s, 0, NULL);
 }
