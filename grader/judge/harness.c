@@ -284,20 +284,32 @@ static void write_inputs(struct case_run *k, int call)
  * scored) to the gate queued, the call returned and the GPU synchronized;
  * the events; the check that stops the judge's clock. For a maintainer
  * who asks why `judged` and the events differ on a host. */
-enum { D_JUDGE, D_GATE, D_RETURNED, D_SYNCED, D_EVENTS, D_CHECK, D_N };
+enum {
+    D_JUDGE,
+    D_GATE,
+    D_RETURNED,
+    D_SYNCED,
+    D_EVENTS,
+    D_CHECK,
+    D_REPLY,
+    D_LATE,
+    D_N
+};
 static struct {
     int on;
     struct cl_series s[2][D_N]; /* [0]: frames before the load, [1]: calls */
 } detail;
 
-static void detail_push(int call, double judge_ms, const struct cl_reply *rep,
+static void detail_push(int call, const struct cl_runner *rn,
+                        const struct cl_reply *rep,
                         const struct cl_clock_stop *cs)
 {
     if (!detail.on)
         return;
     struct cl_series *s = detail.s[call];
-    double v[D_N] = {judge_ms,        rep->host_ms[0], rep->host_ms[1],
-                     rep->host_ms[2], rep->span_ms,    cs->check_ms};
+    double v[D_N] = {rn->wall_ms,     rep->host_ms[0], rep->host_ms[1],
+                     rep->host_ms[2], rep->span_ms,    cs->check_ms,
+                     rn->reply_ms,    rn->late_ms};
     for (int i = 0; i < D_N; i++)
         cl_series_push(&s[i], v[i]);
 }
@@ -324,11 +336,12 @@ static void detail_print(const struct case_run *k)
         const struct cl_series *s = detail.s[c];
         fprintf(stderr,
                 " %s (%d): judge %.4f, runner gate %.4f returned %.4f synced "
-                "%.4f, events %.4f, check %.4f%s",
+                "%.4f, events %.4f, check %.4f, reply %.4f, late %.4f%s",
                 what[c], s[D_JUDGE].n, cl_series_median(&s[D_JUDGE]),
                 cl_series_median(&s[D_GATE]), cl_series_median(&s[D_RETURNED]),
                 cl_series_median(&s[D_SYNCED]), cl_series_median(&s[D_EVENTS]),
-                cl_series_median(&s[D_CHECK]), c ? "\n" : ";");
+                cl_series_median(&s[D_CHECK]), cl_series_median(&s[D_REPLY]),
+                cl_series_median(&s[D_LATE]), c ? "\n" : ";");
     }
 }
 
@@ -385,7 +398,7 @@ static int clocked_frame(struct case_run *k, double *ms)
                             "the runner's frame failed: %.400s", rep->why);
     *ms = k->rn.wall_ms;
     if (!k->loaded)
-        detail_push(0, *ms, rep, &cs);
+        detail_push(0, &k->rn, rep, &cs);
     return 0;
 }
 
@@ -692,7 +705,7 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
                                     timing ? cl_clock_stop : NULL, &cs);
     sh->judge_ms = k->rn.wall_ms; /* and its CPU work after the reply */
     if (timing && !cp->trace && rc == TALK_OK)
-        detail_push(1, sh->judge_ms, rep, &cs);
+        detail_push(1, &k->rn, rep, &cs);
     sh->unready = cs.bad;
     if (rc != TALK_OK)
         return runner_lost(k, rc, "");

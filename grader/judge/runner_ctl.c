@@ -472,7 +472,7 @@ static int talk(struct cl_runner *rn, uint32_t type, const void *p,
     uint32_t seq = ++rn->seq;
     cl_runner_resume(rn);
     double t0 = cl_now_s();
-    rn->wall_ms = 0;
+    rn->wall_ms = rn->reply_ms = rn->late_ms = 0;
     if (cl_msg_send(rn->sock, type, seq, p, len, fds, nfds) != 0)
         return TALK_EOF;
     uint32_t t = 0, s = 0, l = 0;
@@ -480,13 +480,15 @@ static int talk(struct cl_runner *rn, uint32_t type, const void *p,
         await_awake(rn, t0);
     int rc = cl_msg_recv(rn->sock, &t, &s, reply, reply_len, &l, NULL, 0, NULL,
                          timeout_s, rn->out, relay, rn);
+    rn->reply_ms = (cl_now_s() - t0) * 1e3;
     if (rc == 0 && on_reply && t == want)
         on_reply(ctx); /* the judge's check of the output stops its clock */
     double replied = cl_now_s(), cpu = rc == 0 ? cl_runner_cpu_ms(rn) : 0;
     if (rc == 0 && cl_runner_pause(rn) != 0)
         return TALK_NO_PAUSE;
     double late = rc == 0 ? cl_runner_cpu_ms(rn) - cpu : 0;
-    rn->wall_ms = (replied - t0) * 1e3 + (late > 0 ? late : 0);
+    rn->late_ms = late > 0 ? late : 0;
+    rn->wall_ms = (replied - t0) * 1e3 + rn->late_ms;
     if (rc == 1)
         return TALK_EOF;
     if (rc == 2)

@@ -55,9 +55,11 @@ struct cl_runner {
     int paused;         /* stopped by the judge now */
     int gone;           /* reaped while pausing it: its status is in st */
     int st;
-    clockid_t cpu;  /* its CPU-time clock (all its threads) */
-    double wall_ms; /* the last talk(): see talk() */
-    int trapped;    /* its sandbox trapped a system call: sig says which */
+    clockid_t cpu;   /* its CPU-time clock (all its threads) */
+    double wall_ms;  /* the last talk(): see talk() */
+    double reply_ms; /* of it: from the command to the reply read */
+    double late_ms;  /* of it: the runner's CPU time after its reply */
+    int trapped;     /* its sandbox trapped a system call: sig says which */
     struct cl_sigsys sig;
 };
 

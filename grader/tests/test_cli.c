@@ -585,20 +585,25 @@ START_TEST(test_timing_detail)
     const char *line = strstr(p.err, "timing detail 00 speed: ");
     ck_assert_msg(line != NULL, "%s", p.err);
     int nf = 0, nc = 0;
-    double f[6], c[6];
-    int got = sscanf(line,
-                     "timing detail 00 speed: frame (%d): judge %lf, runner "
-                     "gate %lf returned %lf synced %lf, events %lf, check "
-                     "%lf; call (%d): judge %lf, runner gate %lf returned %lf "
-                     "synced %lf, events %lf, check %lf",
-                     &nf, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &nc, &c[0],
-                     &c[1], &c[2], &c[3], &c[4], &c[5]);
-    ck_assert_msg(got == 14, "%.300s", line);
+    double f[8], c[8];
+    int got = sscanf(
+        line,
+        "timing detail 00 speed: frame (%d): judge %lf, runner gate %lf "
+        "returned %lf synced %lf, events %lf, check %lf, reply %lf, late %lf; "
+        "call (%d): judge %lf, runner gate %lf returned %lf synced %lf, "
+        "events %lf, check %lf, reply %lf, late %lf",
+        &nf, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &nc, &c[0],
+        &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]);
+    ck_assert_msg(got == 18, "%.300s", line);
     ck_assert_int_eq(nf, 28);
     ck_assert_int_ge(nc, 10);
     ck_assert_msg(c[4] > 0 && c[3] >= c[4] && c[0] >= c[3] && c[5] > 0,
                   "%.300s", line);
     ck_assert_msg(f[0] >= f[3] && f[0] < c[0], "%.300s", line);
+    /* the judge's clock is the reply's wait, its check and the runner's
+     * CPU time after the reply (medians: to within a little) */
+    ck_assert_msg(c[6] >= c[3] && c[6] <= c[0] && c[7] >= 0 && f[7] >= 0,
+                  "%.300s", line);
     grade_proc_free(&p);
 }
 END_TEST
