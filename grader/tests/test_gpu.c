@@ -7,7 +7,6 @@
  * suite says so and skips. */
 #define _GNU_SOURCE
 #include "errcheck.h"
-#include "fileio.h"
 #include "guard.h"
 #include "rng.h"
 #include "timing.h"
