@@ -103,7 +103,8 @@ def grade_once(grade, build, lab, who, lib, seed):
                 lab, who, c["name"], c.get("time_ms"), c.get("judge_ms"),
                 c.get("event_ms"), c.get("frame_ms"), c.get("noise_ms"),
                 c.get("baseline_ms"), c.get("ratio"), c.get("samples"),
-                c.get("wall_s"), c.get("frame_loaded_ms")))
+                c.get("wall_s"), c.get("frame_loaded_ms"), c.get("looks", 1),
+                c.get("first_look_ms", "")))
             for c in cases if c.get("timed")]
         row["statuses"] = ",".join(sorted({c["status"] for c in cases}))
         if who.startswith("hostile:"):
@@ -179,7 +180,7 @@ def append(out, row):
             if new:
                 f.write("lab\twho\tcase\ttime_ms\tjudge_ms\tevent_ms\t"
                         "frame_ms\tnoise_ms\tbaseline_ms\tratio\tsamples\t"
-                        "wall_s\tframe_loaded_ms\n")
+                        "wall_s\tframe_loaded_ms\tlooks\tfirst_look_ms\n")
             f.write("\n".join(row["timing"]) + "\n")
     if row.get("log"):
         with open(os.path.join(out, "false-verdicts.log"), "a") as f:

@@ -924,8 +924,9 @@ static int plan_case(struct case_run *k)
     return 0;
 }
 
-void cl_case_run(const struct cl_lab *lab, int index,
-                 const struct cl_case_opts *o, struct cl_result *r)
+/* one grading of case @p index, from a fresh runner */
+static void case_once(const struct cl_lab *lab, int index,
+                      const struct cl_case_opts *o, struct cl_result *r)
 {
     /* a case's state is large (host images, the messages): one, reused */
     static struct case_run k;
@@ -993,4 +994,24 @@ void cl_case_run(const struct cl_lab *lab, int index,
                              cudaGetErrorString(e));
         }
     }
+}
+
+void cl_case_run(const struct cl_lab *lab, int index,
+                 const struct cl_case_opts *o, struct cl_result *r)
+{
+    case_once(lab, index, o, r);
+    r->looks = 1;
+    if (!cl_second_look_due(r))
+        return;
+    /* the judge's clock set the score, above the events: once more, a
+     * fresh runner and fresh frames (cl_second_look_keeps()) */
+    static struct cl_result again;
+    case_once(lab, index, o, &again);
+    double first = r->t_ms;
+    int restart = r->restart | again.restart;
+    if (cl_second_look_keeps(r, &again))
+        *r = again;
+    r->looks = 2;
+    r->first_look_ms = first;
+    r->restart = restart;
 }

@@ -82,6 +82,27 @@ double cl_call_scored_ms(double event_ms, double judge_ms,
     return t > 0 ? t : 0;
 }
 
+int cl_second_look_due(const struct cl_result *r)
+{
+    if (r->status != CL_ST_PASS || !r->timed || r->restart || r->event_ms <= 0)
+        return 0;
+    double over = CL_SECOND_LOOK_REL * r->event_ms;
+    if (over < CL_SECOND_LOOK_MIN_MS)
+        over = CL_SECOND_LOOK_MIN_MS;
+    return r->t_ms > r->event_ms + over;
+}
+
+int cl_second_look_keeps(const struct cl_result *first,
+                         const struct cl_result *again)
+{
+    if (again->status == CL_ST_INTERNAL || again->status == CL_ST_UNCONFIRMED ||
+        again->status == CL_ST_NOT_RUN)
+        return 0; /* the grader's or the host's, not the submission's */
+    if (again->status != CL_ST_PASS)
+        return 1;
+    return first->status != CL_ST_PASS || again->t_ms < first->t_ms;
+}
+
 double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
 {
     double rate = 0.0; /* units per second */

@@ -72,6 +72,35 @@ struct cl_frame cl_frame_of(const struct cl_series *dry);
 double cl_call_scored_ms(double event_ms, double judge_ms,
                          const struct cl_frame *f);
 
+/** How far above the runner's events a case's scored time may sit before
+ *  the case is given a second look: a share of the events, and at least
+ *  CL_SECOND_LOOK_MIN_MS. */
+#define CL_SECOND_LOOK_REL    0.01
+#define CL_SECOND_LOOK_MIN_MS 0.001
+
+/**
+ * Whether the passed, timed case @p r is graded once more, from a fresh
+ * runner: its scored time was set by the judge's clock, above the
+ * runner's events by more than CL_SECOND_LOOK_REL (and
+ * CL_SECOND_LOOK_MIN_MS). The judge's clock of an honest call runs above
+ * its events by the runner's own host time, which a grading now and then
+ * finds slow (tens of microseconds that a short case cannot hide); a
+ * submission that under-reports its events is looked at twice and scored
+ * on the judge's clock both times.
+ */
+int cl_second_look_due(const struct cl_result *r);
+
+/**
+ * Which of two gradings of one case stands, the first @p first (passed,
+ * cl_second_look_due()) or the second look @p again: 1 for @p again.
+ * A failure of the second look stands when it is the submission's (every
+ * status but `pass`, `internal-error`, `unconfirmed` and `not-run`); the
+ * grader's or the host's failure in it does not undo a passed first look;
+ * of two passes, the faster stands.
+ */
+int cl_second_look_keeps(const struct cl_result *first,
+                         const struct cl_result *again);
+
 /**
  * The least time in ms that @p work (bytes or FLOPs) can take on @p g: the
  * bytes beyond what the L2 can hold written at the call's end, over the

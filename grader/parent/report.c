@@ -371,6 +371,11 @@ char *cl_report_json(const struct cl_grade *g)
             cJSON_AddNumberToObject(e, "frame_ms", r->frame_ms);
             cJSON_AddNumberToObject(e, "noise_ms", r->noise_ms);
             cJSON_AddNumberToObject(e, "frame_loaded_ms", r->frame_loaded_ms);
+            /* 2: graded twice, its first look's time set by the judge's
+             * clock above the events (cl_second_look_due()) */
+            cJSON_AddNumberToObject(e, "looks", r->looks > 1 ? r->looks : 1);
+            if (r->looks > 1)
+                cJSON_AddNumberToObject(e, "first_look_ms", r->first_look_ms);
             if (r->ceil_ms > 0)
                 cJSON_AddNumberToObject(e, "ceiling_ms", r->ceil_ms);
             if (r->status == CL_ST_PASS && r->t_ms > 0) {

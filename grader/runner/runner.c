@@ -405,7 +405,11 @@ static void do_call(const struct cl_call_cmd *c, int student,
         }
         R.sealed = 1;
     }
-    if (student && !R.glue->prepare(&b, R.scratch, SCRATCH_BYTES)) {
+    /* an empty frame does the runner's own part of a call as well (Lab 4
+     * lays out a thousand tensors): the judge's clock of the frame then
+     * holds what a call's holds, but the submission's work */
+    size_t laid = R.glue->prepare(&b, R.scratch, SCRATCH_BYTES);
+    if (student && !laid) {
         fail(r, "the case's arguments do not fit its buffers%s", NULL);
         return;
     }

@@ -103,6 +103,62 @@ START_TEST(test_scored_time)
 }
 END_TEST
 
+/* a passed, timed case scored above its events by more than 1% (and 1 us)
+ * is looked at again; of the two, a failure of the submission's stands,
+ * the grader's or the host's does not, and of two passes the faster */
+START_TEST(test_second_look)
+{
+    struct cl_result r;
+    memset(&r, 0, sizeof r);
+    r.status = CL_ST_PASS;
+    r.timed = 1;
+    r.event_ms = 0.200;
+    r.t_ms = 0.2019; /* 0.95% above */
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.t_ms = 0.275; /* the false verdict of the H100 soak (Lab 2) */
+    ck_assert_int_eq(cl_second_look_due(&r), 1);
+    r.event_ms = 0.008; /* a short case: 1 us at least */
+    r.t_ms = 0.0089;
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.t_ms = 0.0091;
+    ck_assert_int_eq(cl_second_look_due(&r), 1);
+    r.restart = 1; /* no second look from a broken judge */
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.restart = 0;
+    r.event_ms = 0; /* no events reported: nothing to look twice at */
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.event_ms = 0.008;
+    r.timed = 0;
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.timed = 1;
+    r.status = CL_ST_WRONG;
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+
+    struct cl_result first, again;
+    memset(&first, 0, sizeof first);
+    memset(&again, 0, sizeof again);
+    first.status = again.status = CL_ST_PASS;
+    first.t_ms = 0.275;
+    again.t_ms = 0.201;
+    ck_assert_int_eq(cl_second_look_keeps(&first, &again), 1);
+    again.t_ms = 0.300;
+    ck_assert_int_eq(cl_second_look_keeps(&first, &again), 0);
+    static const enum cl_status theirs[] = {
+        CL_ST_WRONG,   CL_ST_OOB,      CL_ST_CUDA,     CL_ST_CRASH,
+        CL_ST_TIMEOUT, CL_ST_TOO_FAST, CL_ST_FORBIDDEN};
+    for (size_t i = 0; i < sizeof theirs / sizeof *theirs; i++) {
+        again.status = theirs[i];
+        ck_assert_int_eq(cl_second_look_keeps(&first, &again), 1);
+    }
+    static const enum cl_status not_theirs[] = {
+        CL_ST_INTERNAL, CL_ST_UNCONFIRMED, CL_ST_NOT_RUN};
+    for (size_t i = 0; i < sizeof not_theirs / sizeof *not_theirs; i++) {
+        again.status = not_theirs[i];
+        ck_assert_int_eq(cl_second_look_keeps(&first, &again), 0);
+    }
+}
+END_TEST
+
 /* bytes past what the L2 holds over the theoretical bandwidth (else 1.25x
  * the copy), FLOPs over four times the SGEMM rate; 0 when the GPU's rates
  * are unknown */
@@ -144,6 +200,7 @@ int main(void)
     tcase_add_test(core, test_series_statistics);
     tcase_add_test(core, test_frame);
     tcase_add_test(core, test_scored_time);
+    tcase_add_test(core, test_second_look);
     tcase_add_test(core, test_physical_floor);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

@@ -8,6 +8,7 @@
  * submission's output cannot pass for the grader's report.
  * CL_EXPECT_TSV=FILE reads another table (to try new rows alone). */
 #define _GNU_SOURCE
+#include "judge/measure.h"
 #include "tests/grade_proc.h"
 #include "tests/suite.h"
 
@@ -429,6 +430,18 @@ static void expect_judged(const char *fixture, const char *const *env)
     ck_assert_msg(t >= judge - noise - 1e-9,
                   "%s: scored %.4f ms, judge %.4f ms, noise %.4f ms", fixture,
                   t, judge, noise);
+    /* a time the judge's clock set above the events is looked at twice;
+     * the first look was scored on the judge's clock too */
+    int looks = (int)json_num(c, "looks");
+    if (looks == 1)
+        ck_assert_msg(t <= event * (1 + CL_SECOND_LOOK_REL) +
+                               CL_SECOND_LOOK_MIN_MS + 1e-9,
+                      "%s: scored %.4f, events %.4f, one look", fixture, t,
+                      event);
+    else
+        ck_assert_msg(looks == 2 && json_num(c, "first_look_ms") >= t,
+                      "%s: %d looks, first %.4f, kept %.4f", fixture, looks,
+                      json_num(c, "first_look_ms"), t);
     grade_proc_free(&p);
 }
 
