@@ -278,13 +278,14 @@ endif
 ## TOTAL=N instead grades each until SOAK_OUT holds N gradings of it (a
 ## soak cut short resumes where it stopped);
 ## HOSTILE=1 also grades every other fixture once a round, which must be
-## caught, and writes both error rates (SOAK_OUT/rates.md)
+## caught, and writes both error rates (SOAK_OUT/rates.md); GPUS="0 1"
+## grades on those GPUs side by side, one grading each at a time
 ROUNDS   ?= 1
 SOAK_OUT ?= $(BUILD)/soak
 .PHONY: soak
 soak: deps $(GRADER) $(RUNNER) $(SOLUTION_SO) $(FIXTURE_SO)
 	$(Q)python3 tools/soak.py $(if $(TOTAL),--total $(TOTAL),--rounds $(ROUNDS)) --out $(SOAK_OUT) --build $(BUILD) \
-	  $(if $(filter 1,$(HOSTILE)),--hostile) \
+	  $(if $(filter 1,$(HOSTILE)),--hostile) $(if $(GPUS),--gpus "$(GPUS)") \
 	  $(if $(LAB),--labs $(foreach l,$(GRADE_LABS),$(firstword $(subst -, ,$(l)))))
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code

@@ -30,9 +30,14 @@ not caught.
 The exit status is 1 when a table holds a false verdict or a fooled
 grading, 0 when not, 2 on a usage error.
 
+With --gpus 0,1,2,3 the gradings run one per GPU at a time, each GPU
+taking the next grading of one queue (CUDA_VISIBLE_DEVICES), as
+make grade-class GPUS="0 1 2 3" grades a class; each line of the log
+names the GPU.
+
     python3 tools/soak.py [--rounds N | --total N] [--out DIR] [--grade PATH]
                           [--labs 01,05] [--deadline SECONDS] [--hostile]
-                          [--no-honest] [--summary]
+                          [--no-honest] [--gpus 0,1] [--summary]
 """
 import argparse
 import json
@@ -42,6 +47,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -71,16 +77,19 @@ def lab_slug(grade, lab):
     return out[1]
 
 
-def grade_once(grade, build, lab, who, lib, seed):
-    """One grading: its row (a dict)."""
+def grade_once(grade, build, lab, who, lib, seed, gpu=None):
+    """One grading (on GPU @gpu when given): its row (a dict)."""
     with tempfile.TemporaryDirectory() as tmp:
         js = os.path.join(tmp, "r.json")
         t0 = time.time()
         # a hostile fixture may hang: 20 s a case is plenty for the rest
         extra = ["--timeout", "20"] if who.startswith("hostile:") else []
+        env = dict(os.environ)
+        if gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = gpu
         p = subprocess.run([grade, lab, "--lib", lib, "--seed", str(seed),
                             "--json", js, "--no-color"] + extra,
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
         wall = time.time() - t0
         row = {"lab": lab, "who": who, "seed": seed, "exit": p.returncode,
                "wall_s": round(wall, 1), "score": 0.0, "max": 0.0,
@@ -337,6 +346,9 @@ def main():
                     help="the references only")
     ap.add_argument("--hostile", action="store_true",
                     help="also every other fixture of the labs, once a round")
+    ap.add_argument("--gpus", default=os.environ.get("SOAK_GPUS", ""),
+                    help="grade on these GPUs side by side, one grading "
+                    "each at a time (0,1,2,3)")
     ap.add_argument("--summary", action="store_true",
                     help="only print the table of what is recorded")
     a = ap.parse_args()
@@ -359,26 +371,43 @@ def main():
         work = plan(a, grade, labs)
         if work is None:
             return 2
-        for rnd, lab, who, lib in work:
-            if a.deadline and time.time() - t0 > a.deadline:
-                print("soak: deadline reached")
-                break
-            row = grade_once(grade, a.build, lab, who, lib,
-                             rng.randrange(1, 2**31))
-            if who.startswith("hostile:"):
-                v, why = append_hostile(a.out, lab, who[8:], row)
-                print("round %d lab %s %-22s seed %-10s %5.1f/%-5.1f "
-                      "%5.1fs %s: %s" % (rnd + 1, lab, who[8:],
-                                         row["seed"], row["score"],
-                                         row["max"], row["wall_s"], v,
-                                         why), flush=True)
-                continue
-            append(a.out, row)
-            print("round %d lab %s %-14s seed %-10s %5.1f/%-5.1f "
-                  "%5.1fs %s" % (rnd + 1, lab, who, row["seed"],
-                                 row["score"], row["max"],
-                                 row["wall_s"],
-                                 row["false"] or "ok"), flush=True)
+        gpus = [g for g in re.split(r"[,\s]+", a.gpus) if g] or [None]
+        queue = list(work)
+        lock = threading.Lock()  # the queue, the tables and the log
+
+        def worker(gpu):
+            while True:
+                with lock:
+                    if not queue or (a.deadline and
+                                     time.time() - t0 > a.deadline):
+                        return
+                    rnd, lab, who, lib = queue.pop(0)
+                    seed = rng.randrange(1, 2**31)
+                row = grade_once(grade, a.build, lab, who, lib, seed, gpu)
+                on = " gpu %s" % gpu if gpu is not None else ""
+                with lock:
+                    if who.startswith("hostile:"):
+                        v, why = append_hostile(a.out, lab, who[8:], row)
+                        print("round %d lab %s %-22s seed %-10s %5.1f/%-5.1f "
+                              "%5.1fs%s %s: %s" % (
+                                  rnd + 1, lab, who[8:], row["seed"],
+                                  row["score"], row["max"], row["wall_s"],
+                                  on, v, why), flush=True)
+                        continue
+                    append(a.out, row)
+                    print("round %d lab %s %-14s seed %-10s %5.1f/%-5.1f "
+                          "%5.1fs%s %s" % (rnd + 1, lab, who, row["seed"],
+                                           row["score"], row["max"],
+                                           row["wall_s"], on,
+                                           row["false"] or "ok"), flush=True)
+
+        threads = [threading.Thread(target=worker, args=(g,)) for g in gpus]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if queue:
+            print("soak: deadline reached (%d gradings left)" % len(queue))
     text, bad, n = summary(a.out)
     print(text + "%d gradings, %d with a false verdict or fooled" % (n, bad))
     return 1 if bad else 0

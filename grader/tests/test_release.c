@@ -1025,8 +1025,9 @@ END_TEST
 
 /* make soak's bookkeeping, on the CPU self-test lab: TOTAL=N grades each
  * submission until the table holds N gradings of it, so a soak cut by
- * the device's 10-minute window resumes where it stopped (its verdicts
- * are the GPU host's: here only the rows are counted) */
+ * the device's 10-minute window resumes where it stopped, and GPUS grades
+ * on several at once (its verdicts are the GPU host's: here only the rows
+ * are counted) */
 START_TEST(test_soak_resumes_to_a_total)
 {
     char dir[] = "/tmp/cl-soak-XXXXXX";
@@ -1042,6 +1043,15 @@ START_TEST(test_soak_resumes_to_a_total)
         ck_assert_int_eq(sh("test $(wc -l < %s/soak.tsv) = 2", dir), 0);
     }
     ck_assert_int_eq(sh("grep -q '^00\treference\t' %s/soak.tsv", dir), 0);
+    /* GPUS: the rest graded side by side, one queue, each line naming
+     * the GPU that graded it (the CPU lab ignores the name) */
+    int rc = sh("python3 tools/soak.py --labs 00 --total 3 --gpus 'x y' "
+                "--out %s > %s/gpus.log 2>&1",
+                dir, dir);
+    ck_assert_msg(rc == 0 || rc == 1, "soak.py exit %d", rc);
+    ck_assert_int_eq(
+        sh("test $(grep -c '^round .* gpu [xy] ' %s/gpus.log) = 2", dir), 0);
+    ck_assert_int_eq(sh("test $(wc -l < %s/soak.tsv) = 4", dir), 0);
     sh("rm -rf %s", dir);
 }
 END_TEST
