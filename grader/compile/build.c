@@ -58,9 +58,17 @@
 
 enum { B_OK = 0, B_FAILED = 1, B_USAGE = 2, B_OUTSIDE = 4, B_INTERNAL = 6 };
 
-#define BUILD_UID   65533        /* a root caller's build runs as this user */
-#define CPU_S       300          /* seconds of CPU, each process */
-#define AS_BYTES    (8ULL << 30) /* address space, each process */
+#define BUILD_UID 65533        /* a root caller's build runs as this user */
+#define CPU_S     300          /* seconds of CPU, each process */
+#define AS_BYTES  (8ULL << 30) /* address space, each process */
+/* AddressSanitizer (make SANITIZE=1) has reserved terabytes for its shadow
+ * before the fork: under it the compiler gets no address-space limit (its
+ * CPU, file and wall limits stay), or the child's first allocation fails */
+#if defined(__SANITIZE_ADDRESS__)
+#define AS_LIMITED 0
+#else
+#define AS_LIMITED 1
+#endif
 #define FILE_BYTES  (512ULL << 20)
 #define PROCS       1024         /* of the build's user */
 #define WALL_S      300          /* the whole build (CL_BUILD_TIMEOUT) */
@@ -307,7 +315,8 @@ static void child(const struct job *j)
         (void)!write(2, e, strlen(e));
         _exit(126);
     }
-    if (set_limit(RLIMIT_CPU, CPU_S) || set_limit(RLIMIT_AS, AS_BYTES) ||
+    if (set_limit(RLIMIT_CPU, CPU_S) ||
+        (AS_LIMITED && set_limit(RLIMIT_AS, AS_BYTES)) ||
         set_limit(RLIMIT_FSIZE, FILE_BYTES) || set_limit(RLIMIT_CORE, 0) ||
         (j->as_root && set_limit(RLIMIT_NPROC, PROCS))) {
         snprintf(e, sizeof e, "cl-build: resource limits refused\n");

@@ -98,8 +98,8 @@ struct cl_result {
     double frame_loaded_ms; /**< the empty frame's median again after the
                                 timed calls, the submission loaded: a
                                 finding when above frame_ms, never used */
-    int looks;              /**< gradings of the case: 2 after a second
-                                 look (cl_second_look_due()) */
+    int looks;              /**< gradings of the case: more than 1 after
+                                 a second look (cl_second_look_due()) */
     double first_look_ms;   /**< the first look's t_ms, after a second */
     double ratio;           /**< the ratio speed credit is scored on */
     double target;          /**< full credit at this ratio */

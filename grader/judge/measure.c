@@ -89,7 +89,11 @@ int cl_second_look_due(const struct cl_result *r)
     double over = CL_SECOND_LOOK_REL * r->event_ms;
     if (over < CL_SECOND_LOOK_MIN_MS)
         over = CL_SECOND_LOOK_MIN_MS;
-    return r->t_ms > r->event_ms + over;
+    double noise = CL_SECOND_LOOK_MAX_REL * r->event_ms;
+    if (noise < CL_SECOND_LOOK_MAX_MS)
+        noise = CL_SECOND_LOOK_MAX_MS;
+    double excess = r->t_ms - r->event_ms;
+    return excess > over && excess < noise;
 }
 
 int cl_second_look_keeps(const struct cl_result *first,

@@ -77,12 +77,21 @@ double cl_call_scored_ms(double event_ms, double judge_ms,
  *  CL_SECOND_LOOK_MIN_MS. */
 #define CL_SECOND_LOOK_REL    0.01
 #define CL_SECOND_LOOK_MIN_MS 0.001
+/** Where a look stops being worth another: a scored time above the events
+ *  by as much as half of them and CL_SECOND_LOOK_MAX_MS is no runner's
+ *  host noise (0.4 ms at most on the H100, over a thousand launches) but
+ *  events that do not hold the call. */
+#define CL_SECOND_LOOK_MAX_REL 0.5
+#define CL_SECOND_LOOK_MAX_MS  0.5
+/** The most gradings of one case: the first and two more looks. */
+#define CL_MAX_LOOKS 3
 
 /**
  * Whether the passed, timed case @p r is graded once more, from a fresh
  * runner: its scored time was set by the judge's clock, above the
  * runner's events by more than CL_SECOND_LOOK_REL (and
- * CL_SECOND_LOOK_MIN_MS). The judge's clock of an honest call runs above
+ * CL_SECOND_LOOK_MIN_MS), and by less than CL_SECOND_LOOK_MAX_REL of them
+ * (and CL_SECOND_LOOK_MAX_MS). The judge's clock of an honest call runs above
  * its events by the runner's own host time, which a grading now and then
  * finds slow (tens of microseconds that a short case cannot hide); a
  * submission that under-reports its events is looked at twice and scored

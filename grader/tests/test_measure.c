@@ -122,6 +122,18 @@ START_TEST(test_second_look)
     ck_assert_int_eq(cl_second_look_due(&r), 0);
     r.t_ms = 0.0091;
     ck_assert_int_eq(cl_second_look_due(&r), 1);
+    r.event_ms = 3.0; /* per_tensor's thousand launches: 0.38 ms of host */
+    r.t_ms = 3.38;
+    ck_assert_int_eq(cl_second_look_due(&r), 1);
+    r.t_ms = 4.6; /* half the events above them: no host noise */
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.event_ms = 0.2; /* a short case: 0.5 ms at least */
+    r.t_ms = 0.69;
+    ck_assert_int_eq(cl_second_look_due(&r), 1);
+    r.t_ms = 0.71;
+    ck_assert_int_eq(cl_second_look_due(&r), 0);
+    r.event_ms = 0.008;
+    r.t_ms = 0.0091;
     r.restart = 1; /* no second look from a broken judge */
     ck_assert_int_eq(cl_second_look_due(&r), 0);
     r.restart = 0;
