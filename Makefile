@@ -353,14 +353,16 @@ build-submission: $(CLBUILD)
 
 ## handout: dist/cuda-labs-handout-VERSION.tar.gz: the tracked files of the
 ## shipped folders, less solutions/ and the grader's own tests; refuses
-## untracked files inside them (a submissions/ folder, a scratch answer).
+## untracked files inside them (a submissions/ folder, a scratch answer),
+## tracked files edited since the last commit (EDITS=1 packs them as they
+## are) and a skeleton that holds its solution.
 ## CLASSROOM=NN adds the GitHub Classroom workflow for lab NN
 ## release-solutions [LAB=..]: the chosen labs' solutions, ladders and notes
 VERSION_STR := $(shell cat VERSION 2>/dev/null || echo 0)
 DIST        ?= dist
 CLASSROOM   ?=
 handout:
-	$(Q)CLASSROOM="$(if $(CLASSROOM),$(or $(call lab_dir,$(CLASSROOM)),$(CLASSROOM)))" sh tools/release.sh handout $(DIST) $(VERSION_STR)
+	$(Q)EDITS="$(EDITS)" CLASSROOM="$(if $(CLASSROOM),$(or $(call lab_dir,$(CLASSROOM)),$(CLASSROOM)))" sh tools/release.sh handout $(DIST) $(VERSION_STR)
 release-solutions:
 	$(Q)sh tools/release.sh solutions $(DIST) $(VERSION_STR) $(if $(LAB),$(GRADE_LABS))
 

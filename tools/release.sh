@@ -12,8 +12,12 @@
 #   tracked files of those paths and refuses (exit 2, naming them) any
 #   untracked file inside them that git does not ignore: a class's
 #   submissions or a scratch answer must never ship; commit, remove or
-#   ignore it. Without git (a copy of the tree) it packs the shipped
-#   folders as they are, less what .gitignore names, and says so.
+#   ignore it. A tracked file that differs from the last commit refuses it
+#   too (exit 2, named) unless EDITS=1 (the environment), which packs it
+#   as it is and names it; and so does a skeleton that is its lab's
+#   solution, or defines a name only the solution defines (with
+#   solutions/ beside). Without git (a copy of the tree) it packs the
+#   shipped folders as they are, less what .gitignore names, and says so.
 #   CLASSROOM=NN-name (the environment) adds .github/workflows/classroom.yml
 #   for that lab (tools/classroom/classroom.yml). No file in it defines a
 #   lab's entry points but the skeletons (test_release checks).
@@ -103,6 +107,82 @@ refuse_strays() { # refuse_strays WHAT [REGEX]
     exit 2
 }
 
+# tracked files of the shipped paths that differ from the last commit
+# (edited, staged or deleted)
+edited() {
+    # shellcheck disable=SC2086
+    git diff --name-only HEAD -- $SHIPPED 2> /dev/null | grep -v -E "$NOT_SHIPPED" || true
+}
+
+# refuse to pack uncommitted edits unless EDITS=1: name them (20 at most)
+# and exit 2; with EDITS=1, name them and pack them as they are
+refuse_edits() {
+    e=$(edited)
+    [ -n "$e" ] || return 0
+    n=$(printf '%s\n' "$e" | wc -l)
+    if [ "${EDITS:-0}" = 1 ]; then
+        echo "handout: EDITS=1: packing $n file(s) as they are, not as last committed:"
+        printf '%s\n' "$e" | head -n 20 | sed 's/^/    /'
+        return 0
+    fi
+    echo "handout: refused: $n tracked file(s) differ from the last commit, and would ship as they are now:" >&2
+    printf '%s\n' "$e" | head -n 20 | sed 's/^/    /' >&2
+    [ "$n" -le 20 ] || echo "    ... and $((n - 20)) more" >&2
+    echo "handout: commit them (git status shows them), undo them (git restore FILE), or pack them as they are with 'make handout EDITS=1'" >&2
+    exit 2
+}
+
+# the names a C or CUDA file defines or declares at file scope: the last
+# identifier before the first parenthesis of a line that starts in column
+# 0 with a word (this project's clang-format style), 4 characters or more,
+# not one of the compiler's own (__launch_bounds__ and kin)
+defined_names() {
+    sed 's/__launch_bounds__ *([^)]*)//; s/__attribute__ *((.*))//' "$@" |
+        awk '/^[A-Za-z_]/ && !/^(return|typedef|enum|union)[^A-Za-z0-9_]/ {
+                 i = index($0, "(")
+                 if (i < 2) next
+                 pre = substr($0, 1, i - 1)
+                 n = split(pre, w, /[^A-Za-z0-9_]+/)
+                 while (n > 0 && w[n] == "") n--
+                 if (n && length(w[n]) >= 4 && w[n] !~ /^__/) print w[n]
+             }' | sort -u
+}
+
+# a lab's skeleton in the handout must not be its solution: refuse (exit 2)
+# a skeleton whose text is a solution's, or that defines a name only the
+# solution defines (its kernels and helpers). Needs solutions/ (a
+# maintainer's tree); the skeleton is the one file of the lab's folder that
+# its solution's folder holds too.
+refuse_solution_skeletons() {
+    [ -d solutions ] || return 0
+    bad=""
+    for sol in solutions/*/; do
+        lab=$(basename "$sol")
+        [ -d "labs/$lab" ] || continue
+        for f in "$sol"*.cu; do
+            [ -f "$f" ] || continue
+            sk="labs/$lab/$(basename "$f")"
+            [ -f "$sk" ] || continue
+            if cmp -s "$f" "$sk"; then
+                bad="$bad\n    $sk is $f"
+                continue
+            fi
+            # what the solution defines and the committed skeleton does not
+            committed=$(git show "HEAD:$sk" 2> /dev/null || true)
+            printf '%s\n' "$committed" > "$stage/.committed.cu"
+            defined_names "$f" > "$stage/.sol"
+            defined_names "$stage/.committed.cu" > "$stage/.skel"
+            defined_names "$sk" > "$stage/.now"
+            only=$(comm -23 "$stage/.sol" "$stage/.skel" | comm -12 - "$stage/.now" | tr '\n' ' ')
+            [ -z "$only" ] || bad="$bad\n    $sk defines what only $f defines: $only"
+        done
+    done
+    [ -n "$bad" ] || return 0
+    printf 'handout: refused: a skeleton holds its solution:%b\n' "$bad" >&2
+    echo "handout: restore the skeleton (git restore, or git show HEAD:FILE) before packing" >&2
+    exit 2
+}
+
 # copy the list of files on stdin into DIR, keeping their paths
 stage_files() { # stage_files DIR
     while IFS= read -r f; do
@@ -117,6 +197,8 @@ handout)
     mkdir -p "$stage/$name"
     if in_git; then
         refuse_strays handout
+        refuse_edits
+        refuse_solution_skeletons
         # top-level entries left out of the handout, said once
         left=$(git ls-files --others --exclude-standard --directory |
             grep -v -E '^(labs|common|grader|tools|docs)/' | head -n 5 | tr '\n' ' ')

@@ -266,10 +266,11 @@ START_TEST(test_handout_is_clean_and_builds)
      * make exports (SANITIZE=1 would move the handout's build) */
     unsetenv("SANITIZE");
     /* (an untracked file in the shipped folders refuses it: named on
-     * stderr, which the test's log shows) */
-    ck_assert_msg(sh("make -s handout DIST=%s CLASSROOM=01 >/dev/null", dir) ==
-                      0,
-                  "make handout failed (its reason is above)");
+     * stderr, which the test's log shows; a developer's edits not yet
+     * committed are packed as they are: EDITS=1) */
+    ck_assert_msg(
+        sh("make -s handout DIST=%s CLASSROOM=01 EDITS=1 >/dev/null", dir) == 0,
+        "make handout failed (its reason is above)");
     snprintf(tgz, sizeof tgz, "%s/cuda-labs-handout-%s.tar.gz", dir, ver);
     snprintf(root, sizeof root, "%s/cuda-labs-handout-%s", dir, ver);
     ck_assert_int_eq(access(tgz, R_OK), 0);
@@ -1023,6 +1024,83 @@ START_TEST(test_peers_layouts_match_the_headers)
 }
 END_TEST
 
+/* make handout and edits not committed: in a git tree (a copy of this
+ * one, made a repository here), a tracked file edited since the last
+ * commit stops it, named, unless EDITS=1, which packs it as it is and says
+ * so; a skeleton that is its lab's solution, or that defines a name only
+ * the solution defines, stops it even then */
+START_TEST(test_handout_refuses_edits_and_solutions)
+{
+    if (access("solutions", F_OK) != 0 || sh("command -v git >/dev/null")) {
+        printf("skip: needs solutions/ and git\n");
+        return;
+    }
+    char dir[] = "/tmp/cl-edits-XXXXXX", tree[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(tree, sizeof tree, "%s/tree", dir);
+    ck_assert_int_eq(
+        sh("mkdir -p %s && tar -cf - README.md VERSION Makefile .clang-format "
+           ".editorconfig .gitignore labs common grader tools docs solutions "
+           "| tar -xf - -C %s && cd %s && git init -q && git add -A && git "
+           "-c user.email=t@t -c user.name=t commit -qm tree",
+           tree, tree, tree),
+        0);
+    const char *pack = "cd %s && sh tools/release.sh handout %s/dist 9.9 "
+                       "> %s/out.log 2> %s/err.log";
+    ck_assert_int_eq(sh(pack, tree, dir, dir, dir), 0);
+    /* the reference pasted over the skeleton, not committed */
+    ck_assert_int_eq(sh("cd %s && cp solutions/01-vector-add/vector_add.cu "
+                        "labs/01-vector-add/",
+                        tree),
+                     0);
+    ck_assert_int_eq(sh(pack, tree, dir, dir, dir), 2);
+    ck_assert_int_eq(sh("grep -q 'refused: 1 tracked file' %s/err.log && "
+                        "grep -qx '    labs/01-vector-add/vector_add.cu' "
+                        "%s/err.log && grep -q EDITS=1 %s/err.log",
+                        dir, dir, dir),
+                     0);
+    /* told to pack edits, it still refuses the solution as a skeleton */
+    ck_assert_int_eq(sh("cd %s && EDITS=1 sh tools/release.sh handout "
+                        "%s/dist 9.9 > %s/out.log 2> %s/err.log",
+                        tree, dir, dir, dir),
+                     2);
+    ck_assert_int_eq(sh("grep -q 'labs/01-vector-add/vector_add.cu is "
+                        "solutions/01-vector-add/vector_add.cu' %s/err.log",
+                        dir),
+                     0);
+    /* a skeleton that borrows one of the solution's kernels */
+    ck_assert_int_eq(
+        sh("cd %s && git checkout -q labs/01-vector-add/vector_add.cu && "
+           "sed -n '/^__global__/,/^}/p' solutions/02-stencil/stencil.cu | "
+           "head -n 40 >> labs/02-stencil/stencil.cu",
+           tree),
+        0);
+    ck_assert_int_eq(sh("cd %s && EDITS=1 sh tools/release.sh handout "
+                        "%s/dist 9.9 > %s/out.log 2> %s/err.log",
+                        tree, dir, dir, dir),
+                     2);
+    ck_assert_int_eq(sh("grep -q 'labs/02-stencil/stencil.cu defines what "
+                        "only solutions/02-stencil/stencil.cu defines: ' "
+                        "%s/err.log",
+                        dir),
+                     0);
+    /* an edit that is not a solution's: packed as it is, and named */
+    ck_assert_int_eq(sh("cd %s && git checkout -q labs/02-stencil/stencil.cu "
+                        "&& echo '// a note' >> labs/01-vector-add/README.md "
+                        "&& EDITS=1 sh tools/release.sh handout %s/dist 9.9 > "
+                        "%s/out.log 2> %s/err.log",
+                        tree, dir, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -q 'EDITS=1: packing 1 file' %s/out.log && tar "
+                        "-xzOf %s/dist/cuda-labs-handout-9.9.tar.gz "
+                        "cuda-labs-handout-9.9/labs/01-vector-add/README.md "
+                        "| tail -n 1 | grep -qx '// a note'",
+                        dir, dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make soak's bookkeeping, on the CPU self-test lab: TOTAL=N grades each
  * submission until the table holds N gradings of it, so a soak cut by
  * the device's 10-minute window resumes where it stopped, and GPUS grades
@@ -1069,6 +1147,7 @@ int main(void)
     tcase_add_test(core, test_release_solutions_one_lab);
     tcase_add_test(core, test_handout_is_clean_and_builds);
     tcase_add_test(core, test_handout_holds_exactly_the_shipped_files);
+    tcase_add_test(core, test_handout_refuses_edits_and_solutions);
     tcase_add_test(core, test_lab_source_is_the_graded_file);
     tcase_add_test(core, test_classroom_workflow);
     tcase_add_test(core, test_readmes_match_ladders);
