@@ -39,7 +39,33 @@ struct cmd {
 #define HELLO_TIMEOUT_S 300.0 /* CUDA start-up plus a first calibration */
 #define STOP_WAIT_S     10.0  /* the judge's clean-up at the end */
 
-/* 0: read; 1: end of file; 2: timed out; -1: error */
+static volatile sig_atomic_t g_interrupt;
+
+static void on_interrupt(int sig)
+{
+    g_interrupt = sig;
+    signal(sig, SIG_DFL); /* a second one ends the process as usual */
+}
+
+void cl_judge_catch_interrupts(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL); /* no SA_RESTART: a wait ends */
+    }
+}
+
+int cl_judge_interrupted(void)
+{
+    return g_interrupt;
+}
+
+/* 0: read; 1: end of file; 2: timed out; 3: interrupted (the parent's
+ * cl_judge_catch_interrupts()); -1: error */
 static int read_full_timeout(int fd, void *p, size_t n, double timeout_s)
 {
     char *c = p;
@@ -53,6 +79,8 @@ static int read_full_timeout(int fd, void *p, size_t n, double timeout_s)
             ms = (int)(left * 1000) + 1;
         }
         struct pollfd pfd = {fd, POLLIN, 0};
+        if (g_interrupt)
+            return 3;
         int pr = poll(&pfd, 1, ms);
         if (pr < 0 && errno == EINTR)
             continue;
@@ -131,6 +159,11 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
     memset(&gpu, 0, sizeof gpu);
     g_res_fd = res_fd;
     cl_set_fatal_hook(judge_fatal_hook);
+    /* a terminal's ^C reaches the whole foreground group: the parent
+     * decides what it means, and ends this process */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     /* no other process of this user may read the judge's memory */
     prctl(PR_SET_DUMPABLE, 0);
     m.type = MSG_HELLO;
@@ -265,9 +298,12 @@ int cl_judge_start(struct cl_judge *w, const struct cl_judge_run *run,
     if (rc != 0 || m.type != MSG_HELLO) {
         char died[512] = "";
         reap(w, 1, died, sizeof died);
-        snprintf(why, len, "the judge did not start (%s)%s%s",
-                 rc == 2 ? "timed out" : "no answer", died[0] ? ": " : "",
-                 died);
+        if (rc == 3)
+            snprintf(why, len, "interrupted");
+        else
+            snprintf(why, len, "the judge did not start (%s)%s%s",
+                     rc == 2 ? "timed out" : "no answer", died[0] ? ": " : "",
+                     died);
         return CL_JUDGE_FAILED;
     }
     if (m.hello != CL_JUDGE_OK) {
@@ -299,6 +335,11 @@ void cl_judge_case(struct cl_judge *w, int index, int timing, double limit_s,
         return;
     }
     reap(w, 1, r->msg, sizeof r->msg);
+    if (rc == 3) {
+        r->status = CL_ST_NOT_RUN;
+        snprintf(r->msg, sizeof r->msg, "not run: interrupted");
+        return;
+    }
     r->status = rc == 2 ? CL_ST_TIMEOUT : CL_ST_INTERNAL;
     r->judge_died = rc != 2;
     if (rc == 2)

@@ -74,6 +74,18 @@ void cl_judge_case(struct cl_judge *w, int index, int timing, double limit_s,
  *  seconds). */
 void cl_judge_stop(struct cl_judge *w);
 
+/**
+ * Catch SIGINT and SIGTERM (once: a second one ends the process as
+ * usual) and SIGHUP: the signal is noted, and a wait for the judge in
+ * cl_judge_start() or cl_judge_case() gives up, the judge (and with it
+ * the runner) is ended, and the case reads CL_ST_NOT_RUN, "interrupted".
+ * The judge itself ignores a terminal's SIGINT: the parent decides.
+ */
+void cl_judge_catch_interrupts(void);
+
+/** The signal that interrupted the grading, or 0. */
+int cl_judge_interrupted(void);
+
 #ifdef __cplusplus
 }
 #endif

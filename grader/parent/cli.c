@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "parent/cli.h"
 
+#include "judge/judge.h"
+
 #include "parent/engine.h"
 #include "parent/gradebook.h"
 #include "parent/policy.h"
@@ -466,6 +468,11 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
     o.progress = isatty(STDERR_FILENO);
 
     static struct cl_grade g;
+    /* ^C or a kill: the case under way ends, the finished ones are
+     * reported (and written, marked incomplete), the exit is 128 + the
+     * signal; the report's lines go out as they are written */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    cl_judge_catch_interrupts();
     enum cl_exit rc = cl_grade_run(lab, &o, &g);
     if (rc == CL_EXIT_USAGE) {
         fprintf(stderr, "%s: %s\n", prog, g.summary);

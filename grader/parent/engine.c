@@ -257,6 +257,15 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
              : h == CL_JUDGE_NO_GPU ? CL_EXIT_NO_GPU
                                     : CL_EXIT_INTERNAL;
     }
+    if (rc != CL_EXIT_OK && cl_judge_interrupted()) {
+        mark_rest(g, 0, CL_ST_NOT_RUN, "not run: interrupted");
+        cl_score_grade(g, policy);
+        g->elapsed_s = cl_now_s() - t0;
+        if (run.sub_fd >= 0)
+            close(run.sub_fd);
+        g->interrupted = cl_judge_interrupted();
+        return g->exit_code = (enum cl_exit)(128 + g->interrupted);
+    }
     if (rc != CL_EXIT_OK) {
         mark_rest(g, 0, CL_ST_NOT_RUN, g->summary);
         cl_score_grade(g, policy);
@@ -269,6 +278,10 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     int hangs = 0, correct = 1;
     for (int k = 0; k < g->n; k++) {
         const struct cl_case *c = &lab->cases[g->r[k].index];
+        if (cl_judge_interrupted()) {
+            mark_rest(g, k, CL_ST_NOT_RUN, "not run: interrupted");
+            break;
+        }
         if (hangs >= MAX_HANGS) {
             mark_rest(g, k, CL_ST_NOT_RUN,
                       "not run: earlier cases hung; fix the hang first");
@@ -282,7 +295,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
         struct cl_result *r = &g->r[k];
         /* a judge that died or failed is the grader's failure, never the
          * submission's: the case once more, with a fresh judge */
-        if (r->judge_died) {
+        if (r->judge_died && !cl_judge_interrupted()) {
             char first[sizeof r->msg];
             snprintf(first, sizeof first, "%s", r->msg);
             fprintf(stderr, "grade: case %s: %s; running it again\n", c->name,
@@ -325,5 +338,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     g->elapsed_s = cl_now_s() - t0;
     if (rc == CL_EXIT_LOAD)
         return g->exit_code = rc;
+    if ((g->interrupted = cl_judge_interrupted()) != 0)
+        return g->exit_code = (enum cl_exit)(128 + g->interrupted);
     return g->exit_code = g->all_correct ? CL_EXIT_OK : CL_EXIT_FAILED;
 }

@@ -30,8 +30,12 @@ enum cl_exit {
     CL_EXIT_LOAD = 5,      /**< the submission cannot be loaded, lacks an
                                 entry point, or crashed while loading */
     CL_EXIT_INTERNAL = 6,  /**< the grader itself failed */
-    CL_EXIT_DATA = 7       /**< a data file of the lab (a trained model) is
+    CL_EXIT_DATA = 7,      /**< a data file of the lab (a trained model) is
                                 missing or corrupt: nothing was graded */
+    CL_EXIT_INTERRUPTED = 130 /**< interrupted (128 + the signal: 130 for
+                                   SIGINT, 143 for SIGTERM, 129 for
+                                   SIGHUP): the cases done are reported,
+                                   the grade is not a score */
 };
 
 /** What a speed case's credit is measured against. */
@@ -107,6 +111,8 @@ struct cl_grade {
     double speed_max;                 /**< speed available */
     double elapsed_s;                 /**< wall time of the run */
     enum cl_exit exit_code;           /**< what the grader exits with */
+    int interrupted;                  /**< the signal that stopped it, or 0:
+                                           the cases after it are not run */
     char summary[1024];               /**< why nothing was graded, if so */
 };
 

@@ -253,6 +253,16 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
         if (first_fail < 0 && r->status != CL_ST_PASS)
             first_fail = k;
     }
+    if (g->interrupted) {
+        int done = 0;
+        for (int k = 0; k < g->n; k++)
+            done += g->r[k].status != CL_ST_NOT_RUN;
+        fprintf(f,
+                "%sinterrupted: %d of %d cases graded; the rest not run, so "
+                "this is not a score: grade again%s\n",
+                color ? RED : "", done, g->n, color ? RESET : "");
+        return;
+    }
     fprintf(f, "%sscore: %.1f / %.1f%s  (correctness %.1f/%g, speed %.1f/%g)\n",
             color ? BOLD : "", g->score, g->max_score, color ? RESET : "",
             g->correct_score, g->correct_max, g->speed_score, g->speed_max);
@@ -296,6 +306,8 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
 
 static const char *grade_status(const struct cl_grade *g)
 {
+    if (g->interrupted)
+        return "not graded: interrupted";
     switch (g->exit_code) {
     case CL_EXIT_OK: return "graded";
     case CL_EXIT_FAILED: return "graded";
@@ -325,6 +337,17 @@ char *cl_report_json(const struct cl_grade *g)
                  "Lab %s %s: %.1f / %.1f (correctness %.1f, speed %.1f)",
                  lab->id, lab->slug, g->score, g->max_score, g->correct_score,
                  g->speed_score);
+    if (g->interrupted) {
+        /* what was done, kept; never a score (no gradebook counts it) */
+        int done = 0;
+        for (int k = 0; k < g->n; k++)
+            done += g->r[k].status != CL_ST_NOT_RUN;
+        snprintf(out, sizeof out,
+                 "Lab %s %s: interrupted (signal %d) after %d of %d cases: "
+                 "not a score; grade again",
+                 lab->id, lab->slug, g->interrupted, done, g->n);
+        cJSON_AddTrueToObject(o, "incomplete");
+    }
     cJSON_AddStringToObject(o, "output", out);
 
     cJSON *tests = cJSON_AddArrayToObject(o, "tests");

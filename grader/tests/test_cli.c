@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "parent/cli.h"
 #include "parent/engine.h"
+#include "parent/gradebook.h"
 #include "fileio.h"
 #include "tests/grade_proc.h"
 #include "parent/grade.h"
@@ -23,6 +24,7 @@
 
 #define HONEST      CL_BUILD_DIR "/selftest/honest.so"
 #define HANG        CL_BUILD_DIR "/selftest/hang.so"
+#define HANG_BIG    CL_BUILD_DIR "/selftest/hang_big.so"
 #define ECHO_INPUTS CL_BUILD_DIR "/selftest/echo_inputs.so"
 #define SOLUTION_01 CL_BUILD_DIR "/solution/01-vector-add.so"
 #define FIXTURE(n)  CL_BUILD_DIR "/fixtures/lab01/" n ".so"
@@ -693,6 +695,57 @@ START_TEST(test_repeated_hangs_stop_the_run)
 }
 END_TEST
 
+/* Ctrl-C during a grade: a real SIGINT to a real run, its output to a
+ * file. The case under way (it hangs) ends at once, not at its 60 s
+ * limit; the case done before it is reported, in the file too (the lines
+ * go out as written); the exit is 130; results.json is written, marked
+ * incomplete and "not graded", which no gradebook counts as a score. */
+START_TEST(test_interrupt_keeps_what_was_done)
+{
+    char dir[] = "/tmp/cl-int-XXXXXX", path[96];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(
+        sh("(" CL_BUILD_DIR "/bin/grade 00 --lib " HANG_BIG " -t 60 --seed 1 "
+           "--no-color --json %s/r.json > %s/out.txt 2> %s/err.txt & p=$!; "
+           "sleep 4; t=$(date +%%s); kill -INT $p; wait $p; echo $? > "
+           "%s/rc; echo $(( $(date +%%s) - t )) > %s/secs)",
+           dir, dir, dir, dir, dir),
+        0);
+    ck_assert_int_eq(sh("test \"$(cat %s/rc)\" = 130", dir), 0);
+    ck_assert_int_eq(sh("test \"$(cat %s/secs)\" -lt 15", dir), 0);
+    ck_assert_int_eq(
+        sh("grep -Eq '^  n=1 +pass' %s/out.txt && grep -Eq '^  n=1000 +"
+           "not-run' %s/out.txt && grep -q '^interrupted: 1 of 4 cases "
+           "graded' %s/out.txt && grep -q 'n=1000: not run: interrupted' "
+           "%s/out.txt && ! grep -q '^score:' %s/out.txt",
+           dir, dir, dir, dir, dir),
+        0);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    char *text = cl_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(j);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(j, "incomplete")));
+    ck_assert_str_eq(case_status(j, "n=1"), "pass");
+    ck_assert_str_eq(case_status(j, "n=1000"), "not-run");
+    ck_assert_str_eq(case_status(j, "speed"), "not-run");
+    const cJSON *x = cJSON_GetObjectItem(j, "extra_data");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "status")->valuestring,
+                     "not graded: interrupted");
+    ck_assert_ptr_nonnull(
+        strstr(cJSON_GetObjectItem(j, "output")->valuestring, "not a score"));
+    cJSON_Delete(j);
+    free(text);
+    /* a gradebook reads it as not graded */
+    struct cl_grade_row row;
+    char err[256];
+    memset(&row, 0, sizeof row);
+    ck_assert_int_eq(cl_grade_row_from_json(path, &row, err, sizeof err), 0);
+    ck_assert_int_eq(row.graded, 0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* --json into a directory that is not there: exit 2 before anything runs
  * (no report, no file). */
 START_TEST(test_json_dir_missing)
@@ -797,6 +850,7 @@ static Suite *cli_suite(void)
     tcase_add_test(runs, test_timing_detail);
     tcase_add_test(runs, test_seed_reproducible);
     tcase_add_test(runs, test_repeated_hangs_stop_the_run);
+    tcase_add_test(runs, test_interrupt_keeps_what_was_done);
     tcase_add_test(runs, test_policy_file);
     tcase_add_test(runs, test_classroom_result);
     suite_add_tcase(s, runs);

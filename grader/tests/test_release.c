@@ -336,10 +336,12 @@ START_TEST(test_handout_is_clean_and_builds)
                         "-C %s -q build/student/01-vector-add.so",
                         root, root),
                      1);
+    /* (a second apart: a file's time is kept to the kernel's tick, and an
+     * edit in the same tick as the build would look older than it) */
     ck_assert_int_eq(sh("make -s -C %s build/student/01-vector-add.so "
-                        ">/dev/null 2>&1 && echo \"/* edited */\" >> "
-                        "%s/labs/01-vector-add/vector_add.cu && make -s -C %s "
-                        "-q build/student/01-vector-add.so",
+                        ">/dev/null 2>&1 && sleep 1 && echo \"/* edited */\" "
+                        ">> %s/labs/01-vector-add/vector_add.cu && make -s -C "
+                        "%s -q build/student/01-vector-add.so",
                         root, root, root),
                      1);
     ck_assert_int_eq(sh("make -s -C %s build/student/01-vector-add.so > "

@@ -80,7 +80,11 @@ void selftest_add(const float *a, const float *b, float *c, int n)
 #endif
     if (hooks == 2 && write(CL_RUNNER_FD, &m, sizeof m) == (ssize_t)sizeof m)
         answered = 1;
-    struct timespec pause = {0, 200000}; /* the work takes a while */
+    /* the work takes a while: long enough (0.2 s) that the judge has the
+     * early reply, and has stopped the runner, before a single element is
+     * written, however busy the machine (200 us was not, 1 run in 8 on a
+     * loaded 2-core machine: the check then found part of the work) */
+    struct timespec pause = {0, 200000000};
     nanosleep(&pause, NULL);
     honest_add(a, b, c, n);
     if (hooks != 2)
