@@ -53,6 +53,8 @@
 # OUT/lab names the lab, so that collecting it as another lab's fails.
 set -uo pipefail
 grade=${GRADE:-build/bin/grade}
+interrupted=0 # set by on_interrupt (Ctrl-C): see below
+grade_pid=
 tools=$(cd "$(dirname "$0")" && pwd)
 
 lab_facts() { # sets LAB_ID LAB_SLUG LAB_SRC LAB_EXT from the grader
@@ -340,6 +342,7 @@ to_grade() { # to_grade KEY OUT
     ! { [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$key.status" ] ||
         { [ -e "$out/results/$key.json" ] &&
           ! grep -q '"not graded: no GPU"' "$out/results/$key.json" &&
+          ! grep -q '"not graded: interrupted"' "$out/results/$key.json" &&
           { [ "${QUICK:-0}" = 1 ] ||
             ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; }
 }
@@ -406,6 +409,7 @@ prepare_all() { # prepare_all OUT KEY...
     local out=$1 running=0 jobs=${BUILD_JOBS:-$(nproc 2>/dev/null || echo 1)}
     shift
     for key in "$@"; do
+        [ "$interrupted" = 0 ] || break
         to_grade "$key" "$out" || continue
         if [ "$running" -ge "$jobs" ]; then
             wait -n
@@ -415,6 +419,9 @@ prepare_all() { # prepare_all OUT KEY...
         running=$((running + 1))
     done
     wait
+    # (a signal ends the wait at once: the builds under way end too)
+    # shellcheck disable=SC2046
+    [ "$interrupted" = 0 ] || { kill $(jobs -p) 2> /dev/null; wait; }
 }
 
 grade_one() { # grade_one KEY OUT: grade it (prepared already, or here)
@@ -422,6 +429,7 @@ grade_one() { # grade_one KEY OUT: grade it (prepared already, or here)
     who=$(awk -F'\t' '$1 == "person" { printf "%s%s", (n++ ? ", " : ""), $2 }' \
         "$out/results/$key.student" 2>/dev/null)
     who="${who:-$key} [$key]"
+    [ "$interrupted" = 0 ] || return 0
     if ! to_grade "$key" "$out"; then
         echo "skip   $who (graded; FORCE=1 to grade again)"
         return 0
@@ -438,12 +446,26 @@ grade_one() { # grade_one KEY OUT: grade it (prepared already, or here)
         ;;
     esac
     src=$msg
+    # in the background, so that a signal reaches the trap at once (a
+    # foreground command would hold it until it ends): the grade is told,
+    # ends its case at once and writes what it did, marked incomplete
     # shellcheck disable=SC2046
     timeout -k 10 "${TIMEOUT:-1800}" "$grade" "$LAB_ID" --lib "$work/lab.so" \
         --source "$src" --json "$out/results/$key.json" --seed "$SEED" \
         $(policy_args "$out") $([ "${QUICK:-0}" = 1 ] && echo --quick) \
-        --no-color > "$out/logs/$key.txt" 2>&1
-    local rc=$?
+        --no-color > "$out/logs/$key.txt" 2>&1 &
+    grade_pid=$!
+    local rc=0
+    wait "$grade_pid" || rc=$?
+    while kill -0 "$grade_pid" 2> /dev/null; do # the wait a signal ended
+        rc=0
+        wait "$grade_pid" || rc=$?
+    done
+    grade_pid=
+    if [ "$interrupted" != 0 ]; then
+        echo "stop   $who: interrupted (exit $rc): graded again next time"
+        return 0
+    fi
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         status "$out" "$key" timeout "the whole submission ran past ${TIMEOUT:-1800} s"
     elif [ ! -e "$out/results/$key.json" ]; then
@@ -517,21 +539,53 @@ mapfile -t entries < "$ent/list"
 echo "grade-class: lab $LAB_ID$([ "${QUICK:-0}" = 1 ] && echo ", quick cases only"), ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
 gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
 set -- $gpus
+# Ctrl-C (or a kill): the grade under way is told (it ends its case at
+# once and keeps what it did), no other starts, and the batch says how
+# far it got; a run again resumes (the interrupted student is graded
+# again). A second Ctrl-C ends the batch outright.
+on_interrupt() {
+    interrupted=1
+    # a second Ctrl-C ends the batch; a GPU's queue ignores it, to say
+    # what it stopped
+    if [ "${in_queue:-0}" = 1 ]; then trap '' INT TERM HUP; else trap - INT TERM HUP; fi
+    [ -z "${grade_pid:-}" ] || kill -INT "$grade_pid" 2> /dev/null
+    # shellcheck disable=SC2086
+    [ -z "${queues:-}" ] || kill -TERM $queues 2> /dev/null
+}
+trap on_interrupt INT TERM HUP
 prepare_all "$out" "${entries[@]}"
 if [ $# -le 1 ]; then
     for e in "${entries[@]}"; do grade_one "$e" "$out"; done
 else
-    # one queue per GPU, one submission at a time on each
+    # one queue per GPU, one submission at a time on each (its lines
+    # marked with the GPU through a process substitution: the grade stays
+    # in the queue's shell, where its trap can reach it)
     i=0
+    queues=
     for g in "$@"; do
         (
+            in_queue=1
+            trap on_interrupt TERM INT HUP
+            queues=
             export CUDA_VISIBLE_DEVICES=$g
             for ((k = i; k < ${#entries[@]}; k += $#)); do
-                grade_one "${entries[$k]}" "$out" | sed "s/^/[gpu $g] /"
+                grade_one "${entries[$k]}" "$out" > >(
+                    trap '' INT TERM HUP # its lines outlive a Ctrl-C
+                    exec sed -u "s/^/[gpu $g] /"
+                )
             done
+            wait
         ) &
+        queues="$queues $!"
         i=$((i + 1))
     done
+    while ! wait; do :; done 2> /dev/null
     wait
+fi
+if [ "$interrupted" != 0 ]; then
+    graded=0
+    for e in "${entries[@]}"; do to_grade "$e" "$out" || graded=$((graded + 1)); done
+    echo "grade-class: interrupted: $graded of ${#entries[@]} graded; run again to resume (the results so far are in $out/results)" >&2
+    exit 130
 fi
 collect "$out"

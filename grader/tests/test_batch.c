@@ -602,6 +602,84 @@ static void put(const char *dir, const char *file, const char *text)
     ck_assert_int_eq(cl_write_atomic(path, text, strlen(text)), 0);
 }
 
+/* right on n = 1, then never returns (the hang a Ctrl-C stops) */
+static const char sub_hang[] =
+    "void selftest_add(const float *a, const float *b, float *c, int n)\n"
+    "{\n    volatile int forever = n > 1;\n    while (forever)\n        ;\n"
+    "    for (int i = 0; i < n; i++)\n        c[i] = a[i] + b[i];\n}\n";
+
+/* Ctrl-C during make grade-class, as a terminal sends it (SIGINT to the
+ * whole foreground group: timeout's own group here), while bob's grade
+ * hangs on a case with a minute's limit: the grade under way is told and
+ * ends at once, no other starts, the batch says how far it got and exits
+ * 130; bob's incomplete result is graded again by the next run, which
+ * grades carol too and skips alice. With two queues (GPUS="0 1"), each
+ * says what it stopped. */
+START_TEST(test_interrupted_batch_resumes)
+{
+    char dir[] = "/tmp/cl-intr-XXXXXX", subs[64], out[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs), 0);
+    put(subs, "alice.c", sub_right);
+    put(subs, "bob.c", sub_hang);
+    put(subs, "carol.c", sub_right);
+    put(dir, "slow.json",
+        "{\"name\": \"slow\", \"labs\": {\"00\": {\"timeout_s\": 60}}}\n");
+    /* ^C once bob's grade is under way (alice done, bob built) */
+    const char *run =
+        "cd %s && (timeout -s INT --preserve-status 300 env "
+        "POLICY=$PWD/slow.json "
+        "%s make -s -C %s grade-class LAB=00 SUBMISSIONS=%s OUT=%s > "
+        "%s.log 2>&1 & p=$!; i=0; until grep -q '%s' %s.log || [ $i -ge 240 "
+        "]; do sleep 0.5; i=$((i + 1)); done; sleep 2; t=$(date +%%s); kill "
+        "-INT $p; wait $p; echo $? > %s.rc; echo $(( $(date +%%s) - t )) > "
+        "%s.secs)";
+    ck_assert_int_eq(sh(run, dir, "", CL_ROOT, subs, out, "run1",
+                        "^done   alice", "run1", "run1", "run1"),
+                     0);
+    ck_assert_int_eq(sh("cd %s && test $(cat run1.rc) = 130 && test $(cat "
+                        "run1.secs) -lt 15",
+                        dir),
+                     0);
+    ck_assert_int_eq(
+        sh("cd %s && grep -q '^stop   bob .*interrupted (exit 130)' run1.log "
+           "&& grep -q '^grade-class: interrupted: 1 of 3 graded; run again "
+           "to resume' run1.log && ! grep -q carol run1.log",
+           dir),
+        0);
+    ck_assert_int_eq(
+        sh("grep -Eq '\"incomplete\":[[:space:]]*true' %s/results/bob-*.json",
+           out),
+        0);
+    /* the next run: bob (fixed) and carol graded, alice kept */
+    put(subs, "bob.c", sub_right);
+    ck_assert_int_eq(sh("make -s grade-class LAB=00 SUBMISSIONS=%s OUT=%s > "
+                        "%s/run2.log 2>&1",
+                        subs, out, dir),
+                     0);
+    ck_assert_int_eq(sh("cd %s && grep -q '^skip   alice' run2.log && grep "
+                        "-q '^done   bob' run2.log && grep -q '^done   carol' "
+                        "run2.log",
+                        dir),
+                     0);
+    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",graded,"));
+    /* two queues: each stops its own grade and says so */
+    put(subs, "bob.c", sub_hang);
+    ck_assert_int_eq(sh(run, dir, "FORCE=1 GPUS=\"0 1\"", CL_ROOT, subs, out,
+                        "run3", "^\\[gpu 0\\] done   alice", "run3", "run3",
+                        "run3"),
+                     0);
+    ck_assert_int_eq(
+        sh("cd %s && test $(cat run3.rc) = 130 && grep -q '^\\[gpu 1\\] stop "
+           "  bob' run3.log && grep -q '^grade-class: interrupted: ' run3.log",
+           dir),
+        0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* Every submission is built by cl-build, confined: a scratch copy of the
  * one file, the lab's headers, the toolkit and the system's headers. An
  * #include or .incbin of a course file (found by its path), an #include
@@ -1218,6 +1296,10 @@ int main(void)
     if (slurm)
         tcase_add_test(core, test_slurm_batch);
     suite_add_tcase(s, core);
+    TCase *interrupt = tcase_create("interrupt");
+    tcase_set_timeout(interrupt, 600);
+    tcase_add_test(interrupt, test_interrupted_batch_resumes);
+    suite_add_tcase(s, interrupt);
     return cl_suite_run(s, !slurm,
                         "the Slurm batch needs root and Slurm (bash "
                         "grader/tests/slurm-cluster.sh install)");
