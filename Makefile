@@ -296,7 +296,7 @@ demo: deps $(GRADER) $(LAB_SO)
 ## bench: time LAB's speed cases and size sweep (SOLUTION=1: every rung);
 ## without a GPU it says so and fails (the grader's exit 3)
 bench: deps $(GRADER) $(LAB_SO)
-	$(Q)$(call for_labs,{ echo "## $$l"; POLICY="$(abspath $(POLICY))" bash tools/bench.sh $${l%%-*} $(VARIANT); },stop)
+	$(Q)$(call for_labs,{ echo "## $$l"; GRADE="$(GRADER)" POLICY="$(abspath $(POLICY))" bash tools/bench.sh $${l%%-*} $(VARIANT); },stop)
 
 ## peers: PyTorch's ops timed beside the references and the library
 ## baselines on every speed case (tools/peers.py: needs a GPU and PyTorch,
@@ -315,11 +315,11 @@ peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO))
 ## when the source uses shared memory)
 memcheck: deps $(GRADER) $(LAB_SO)
 	$(Q)$(call for_labs,{ echo "## $$l"; src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
-	  bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)"; })
+	  GRADE="$(GRADER)" bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)"; })
 
 ## profile: Nsight Compute on LAB's kernels, one representative case
 profile: deps $(GRADER) $(LAB_SO)
-	$(Q)$(call for_labs,{ echo "## $$l"; bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so; })
+	$(Q)$(call for_labs,{ echo "## $$l"; GRADE="$(GRADER)" bash tools/profile.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so; })
 
 ## grade-class: grade every submission in SUBMISSIONS (a folder or a .zip:
 ## one file or folder per student, or Canvas's or Gradescope's export) for
@@ -330,11 +330,11 @@ profile: deps $(GRADER) $(LAB_SO)
 ## POLICY=FILE grades with a course's policy (kept as OUT/policy.json)
 SUBMISSIONS ?=
 grade-class: deps $(GRADER)
-	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/grade-class.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)"
+	$(Q)GRADE="$(GRADER)" POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/grade-class.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)"
 
 ## grade-class-slurm: the same as a Slurm job array, then a collect job
 grade-class-slurm: deps $(GRADER)
-	$(Q)POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
+	$(Q)GRADE="$(GRADER)" POLICY="$(if $(POLICY),$(abspath $(POLICY)))" bash tools/slurm/submit.sh "$(LAB)" "$(SUBMISSIONS)" "$(OUT)" $(SBATCH_ARGS)
 
 # build one submission (the batch, Slurm, the Gradescope bundle):
 # SRC=file.cu SO=out.so LABDIR=.. through the confined build, as the lab's

@@ -8,7 +8,9 @@
 # and optional lines of 'name VARIABLE k "rung name"': the rung's label in
 # the CSV and the table (and the plots' legend); "VARIABLE=k" without one.
 # Without a GPU it says so and exits 3 (the grader's code), printing no
-# table.
+# table; any other failure of the grader (a usage error, a crash, a grader
+# that is not there) is named, and it exits with the grader's code after
+# the table of what was timed. GRADE: the grader (make passes its build's).
 set -uo pipefail
 lab=${1:?usage: bench.sh LAB [student|solution]}
 variant=${2:-student}
@@ -34,8 +36,13 @@ run() { # run LABEL [VAR=value]
         echo "bench: ${said:-no usable NVIDIA GPU}: nothing was timed (the grader exited 3)" >&2
         exit 3
     fi
-    [ $rc -le 1 ] || echo "bench: the grader exited $rc for $label" >&2
+    if [ $rc -gt 1 ]; then # a usage error, a crash, no grader (127): a failure
+        printf '%s\n' "$said" | tail -n 3 >&2
+        echo "bench: the grader exited $rc for $label" >&2
+        failed=$rc
+    fi
 }
+failed=0
 
 # keep only LABEL's rows whose case is in GROUP (case names "GROUP:...")
 only_group() {
@@ -70,3 +77,4 @@ echo "|---|---|---|---|---|---|---|---|"
 awk -F, '!/^#/ && $1 != "lab" {
     printf "| %s | %s | %.4f | %.4f | %.2fx | %.1f | %.1f | %s |\n",
         $2, $3, $5, $6, $6 / $5, $8, $9, ($10 > 0 ? sprintf("%.1f", $10) : "-") }' "$csv"
+exit "$failed"

@@ -34,6 +34,7 @@
 # Each phase fits a 10-minute window on one GPU.
 set -uo pipefail
 OUT=${OUT:-build/gpu-check}
+grade=${GRADE:-build/bin/grade}
 mkdir -p "$OUT/logs"
 sum="$OUT/summary.txt"
 final="$OUT"
@@ -75,11 +76,11 @@ if [ "$phase" = boundary ]; then
     # file on a real lab; the references' frame before the load against
     # their events (one round of the soak: timing.tsv)
     for id in 01 02 03 04 05 06; do
-        read -r _ slug _ < <(build/bin/grade "$id" --which)
-        speed=$(build/bin/grade "$id" --list | awk '$2 == "speed" { print $1; exit }')
-        step "jail-$id" env CL_RUNNER_JAIL=1 build/bin/grade "$id" --solution \
+        read -r _ slug _ < <("$grade" "$id" --which)
+        speed=$("$grade" "$id" --list | awk '$2 == "speed" { print $1; exit }')
+        step "jail-$id" env CL_RUNNER_JAIL=1 "$grade" "$id" --solution \
             --no-color --seed 1 --quick --case "$speed" \
-            $(build/bin/grade "$id" --list | awk '$5 == "(quick)" { printf "--case %s ", $1 }')
+            $("$grade" "$id" --list | awk '$5 == "(quick)" { printf "--case %s ", $1 }')
         grep -E '^  sandbox:|^score|^  [a-zA-Z0-9:^=,-]+ +(pass|wrong|crash|forbidden|cuda-error|timeout|internal-error)' \
             "$OUT/jail-$id.log" | head -n 4 | tee -a "$sum"
     done
@@ -105,15 +106,15 @@ fi
 if [ "$phase" = lab ]; then
     shift
     for id in "$@"; do
-        step "grade-$id-solution" build/bin/grade "$id" --solution --no-color \
+        step "grade-$id-solution" "$grade" "$id" --solution --no-color \
             --seed 1 --json "$OUT/results-$id-solution.json"
         grep -vE '^Lab ' "$OUT/grade-$id-solution.log" | tee -a "$sum"
-        step "grade-$id-skeleton" build/bin/grade "$id" --no-color --seed 1
+        step "grade-$id-skeleton" "$grade" "$id" --no-color --seed 1
         grep -E '^score' "$OUT/grade-$id-skeleton.log" | tee -a "$sum"
         for f in build/fixtures/lab"$id"/*.so; do
             [ -e "$f" ] || continue
             name=$(basename "$f" .so)
-            step "fixture-$id-$name" build/bin/grade "$id" --lib "$f" --no-color --seed 1
+            step "fixture-$id-$name" "$grade" "$id" --lib "$f" --no-color --seed 1
             grep -E '^score|not graded|^  [a-z0-9-]+: ' "$OUT/fixture-$id-$name.log" | head -n 4 | tee -a "$sum"
         done
         step "memcheck-$id" make memcheck LAB="$id" SOLUTION=1
@@ -156,7 +157,7 @@ if [ "$phase" = autograder ]; then
     shift
     [ $# -gt 0 ] || set -- 01
     for id in "$@"; do
-        read -r _ slug file < <(build/bin/grade "$id" --which)
+        read -r _ slug file < <("$grade" "$id" --which)
         dist=build/gpu-check-dist
         r=$PWD/build/gpu-check-ag/$id
         rm -rf "$r" && mkdir -p "$r/source" "$r/submission"
@@ -183,9 +184,9 @@ print("valid results.json: score %s, %d tests, visibility %s, status %s" % (d.ge
         # a course policy in the bundle: the speed cases worth 0 points, so
         # the reference must score exactly the correctness points
         pol=$r/course-policy.json
-        speed=$(build/bin/grade "$id" --list | awk '$2 == "speed" { printf "%s\"%s\": 0", (n++ ? ", " : ""), $1 }')
+        speed=$("$grade" "$id" --list | awk '$2 == "speed" { printf "%s\"%s\": 0", (n++ ? ", " : ""), $1 }')
         printf '{"name": "gpu-check: no speed points", "labs": {"%s": {"cases": {%s}}}}\n' "$id" "$speed" > "$pol"
-        want=$(build/bin/grade "$id" --policy "$pol" --list | awk '{ s += $3 } END { print s }')
+        want=$("$grade" "$id" --policy "$pol" --list | awk '{ s += $3 } END { print s }')
         step "autograder-zip-$id-policy" make autograder LAB="$id" DIST="$dist" POLICY="$pol"
         # the same grader tree: only the files at the top change
         python3 tools/unzip.py "$dist/autograder-$id-$slug.zip" "$r/source" autograder.env policy.json
@@ -210,10 +211,10 @@ grep -E '^(tests:|[0-9]+%: Checks|SKIPPED|.*:[FE]:)' "$OUT/test.log" | tee -a "$
 labs=$(ls -d labs/[0-9][0-9]-* | xargs -n1 basename)
 for lab in $labs; do
     id=${lab%%-*}
-    step "grade-$id-solution" build/bin/grade "$id" --solution --no-color \
+    step "grade-$id-solution" "$grade" "$id" --solution --no-color \
         --seed 1 --json "$OUT/results-$id-solution.json"
     grep -E '^score|^\s+n=|\(speed\)|^  [a-z]' "$OUT/grade-$id-solution.log" | tee -a "$sum"
-    step "grade-$id-skeleton" build/bin/grade "$id" --no-color --seed 1
+    step "grade-$id-skeleton" "$grade" "$id" --no-color --seed 1
     grep -E '^score' "$OUT/grade-$id-skeleton.log" | tee -a "$sum"
 done
 # the student tools, on every lab's solution and on the skeletons

@@ -21,7 +21,7 @@ fi
 status=0
 for tool in $tools; do
     log="$out/lab$lab-$tool.txt"
-    "$cs" --tool "$tool" --error-exitcode 9 build/bin/grade "$lab" --lib "$lib" \
+    "$cs" --tool "$tool" --error-exitcode 9 "${GRADE:-build/bin/grade}" "$lab" --lib "$lib" \
         --quick --no-color --seed 1 --timeout 900 > "$log" 2>&1
     rc=$?
     summary=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^=* *//')

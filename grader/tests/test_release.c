@@ -681,6 +681,23 @@ START_TEST(test_make_rough_edges)
                             bad[i], dir),
                          0);
     }
+    /* the scripts grade with the build make names (SANITIZE=1, BUILD=) */
+    static const char *const scripts[] = {"bench", "memcheck", "profile",
+                                          "grade-class", "grade-class-slurm"};
+    for (size_t i = 0; i < sizeof scripts / sizeof *scripts; i++)
+        ck_assert_msg(sh("make -n %s LAB=01 SUBMISSIONS=x BUILD=%s/b 2> "
+                         "/dev/null | grep -q 'GRADE=\"%s/b/bin/grade\"'",
+                         scripts[i], dir, dir) == 0,
+                      "make %s does not pass its build's grader", scripts[i]);
+    /* bench: a grader that fails (no such lab, no grader at all) fails it,
+     * named, with the grader's code */
+    ck_assert_int_eq(
+        sh("BENCH_DIR=%s bash tools/bench.sh 42 > %s/b.log 2>&1", dir, dir), 2);
+    ck_assert_int_eq(sh("grep -q 'the grader exited 2' %s/b.log", dir), 0);
+    ck_assert_int_eq(sh("GRADE=%s/none BENCH_DIR=%s bash tools/bench.sh 01 > "
+                        "%s/b.log 2>&1",
+                        dir, dir, dir),
+                     127);
     /* make help: the user-facing targets, the variables, the exit codes */
     ck_assert_int_eq(sh("make -s help > %s/help.log", dir), 0);
     const char *targets[] = {"grade",   "check",       "test",

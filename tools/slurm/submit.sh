@@ -16,7 +16,7 @@ subs=${2:?SUBMISSIONS}
 out=${3:-}
 shift 3 || shift $#
 root=$(pwd)
-read -r id slug _ < <(build/bin/grade "$lab" --which)
+read -r id slug _ < <("${GRADE:-build/bin/grade}" "$lab" --which)
 [ -n "$out" ] || out=build/class/$id-$slug
 mkdir -p "$out/results" "$out/logs"
 out=$(cd "$out" && pwd)
@@ -32,7 +32,7 @@ array=$(sbatch --parsable --export=ALL --chdir="$root" --array=0-$((n - 1)) \
     tools/slurm/grade-class.sbatch "$id" "$out")
 policy=()
 [ ! -e "$out/policy.json" ] || policy=(--policy "$out/policy.json")
-wrap=$(printf '%q ' build/bin/grade "$id" --collect "$out" \
+wrap=$(printf '%q ' "${GRADE:-build/bin/grade}" "$id" --collect "$out" \
     ${FORMAT:+--format "$FORMAT"} ${ASSIGNMENT:+--assignment "$ASSIGNMENT"} \
     "${policy[@]}")
 collect=$(sbatch --parsable --export=ALL --chdir="$root" \
