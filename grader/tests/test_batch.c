@@ -1220,6 +1220,44 @@ START_TEST(test_autograder)
 }
 END_TEST
 
+/* make grade-class-slurm on a partition whose nodes have fewer CPUs than
+ * a task asks for (here sbatch and sinfo are stand-ins that record what
+ * they are asked: the real cluster is test_slurm_batch): each task asks
+ * for what the largest node has, and says so; a SLURM_CPUS beyond it is
+ * refused (exit 2), never left to wait for good in the queue */
+START_TEST(test_slurm_cpus_fit_the_partition)
+{
+    char dir[] = "/tmp/cl-sinfo-XXXXXX", subs[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    ck_assert_int_eq(sh("mkdir -p %s/bin %s", dir, subs), 0);
+    put(subs, "alice.c", sub_right);
+    put(dir, "bin/sbatch", "#!/bin/sh\necho \"$*\" >> \"$STUB_LOG\"\necho 7\n");
+    put(dir, "bin/sinfo",
+        "#!/bin/sh\necho \"sinfo $*\" >> \"$STUB_LOG\"\nprintf '2\\n2+\\n'\n");
+    ck_assert_int_eq(sh("chmod +x %s/bin/sbatch %s/bin/sinfo", dir, dir), 0);
+    const char *submit = "STUB_LOG=%s/%s.args PATH=%s/bin:$PATH %s "
+                         "make -s grade-class-slurm LAB=00 SUBMISSIONS=%s "
+                         "OUT=%s/out%s SBATCH_ARGS=\"-p small\" > %s/%s.log "
+                         "2>&1";
+    ck_assert_int_eq(sh(submit, dir, "a", dir, "", subs, dir, "a", dir, "a"),
+                     0);
+    ck_assert_int_eq(sh("grep -q 'sinfo -h -o %%c -p small' %s/a.args && grep "
+                        "-q -- '--cpus-per-task=2 ' %s/a.args && grep -q "
+                        "'at most 2 CPUs: each task asks for 2' %s/a.log",
+                        dir, dir, dir),
+                     0);
+    ck_assert_int_eq(
+        sh(submit, dir, "b", dir, "SLURM_CPUS=8", subs, dir, "b", dir, "b"), 2);
+    ck_assert_int_eq(sh("grep -q 'SLURM_CPUS=8, but no node of small has more "
+                        "than 2 CPUs' %s/b.log && ! grep -q -- --array "
+                        "%s/b.args",
+                        dir, dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 START_TEST(test_slurm_batch)
 {
     char dir[] = "/tmp/cl-slurm-XXXXXX";
@@ -1291,11 +1329,15 @@ int main(void)
     tcase_add_test(core, test_quick_rehearsal);
     tcase_add_test(core, test_gradescope_export);
     tcase_add_test(core, test_autograder);
+    suite_add_tcase(s, core);
+    TCase *slurmcase = tcase_create("slurm");
+    tcase_set_timeout(slurmcase, 1200);
+    tcase_add_test(slurmcase, test_slurm_cpus_fit_the_partition);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm)
-        tcase_add_test(core, test_slurm_batch);
-    suite_add_tcase(s, core);
+        tcase_add_test(slurmcase, test_slurm_batch);
+    suite_add_tcase(s, slurmcase);
     TCase *interrupt = tcase_create("interrupt");
     tcase_set_timeout(interrupt, 600);
     tcase_add_test(interrupt, test_interrupted_batch_resumes);
