@@ -35,7 +35,7 @@ WERROR    ?= 0
 LAB       ?=
 SOLUTION  ?= 0
 ARGS      ?=
-# a course's grading policy (JSON over grader/policy.json): every way of
+# a course's grading policy (JSON over grader/parent/policy.json): every way of
 # grading takes it (grade, bench, grade-class, grade-class-slurm, autograder)
 POLICY    ?=
 
@@ -436,6 +436,11 @@ docs:
 	  inner=$$(cd $(BUILD)/docs/html && ls *_8h.html 2>/dev/null | sed -e 's/_8h[.]html$$//' -e 's/__/_/g' | \
 	  grep -v -x -F "$$mine"); \
 	  [ -z "$$inner" ] || { echo "docs: the site documents headers that are no lab's interface: $$inner"; exit 1; }
+	$(Q)cd $(BUILD)/docs/html && links=$$(grep -oh 'href="docs/[a-z0-9_-]*[.]md#[A-Za-z0-9_-]*"' *.html | sort -u | \
+	  sed -e 's|^href="docs/||' -e 's|"$$||' -e 's|[.]md#|.html#|'); \
+	  sed -i -E 's|href="docs/([a-z0-9_-]+)[.]md#([A-Za-z0-9_-]+)"|href="\1.html#\2"|g' *.html; \
+	  for l in $$links; do [ -f "$${l%%#*}" ] && grep -q "id=\"$${l#*#}\"" "$${l%%#*}" || \
+	    { echo "docs: a link to a section the site lacks: $$l (label the heading {#$${l#*#}})"; exit 1; }; done
 	$(Q)mkdir -p $(BUILD)/docs/html/img $(BUILD)/docs/html/docs && cp docs/img/*.png $(BUILD)/docs/html/img/ && \
 	  cp docs/colab.ipynb $(BUILD)/docs/html/docs/
 	@echo "docs: open $(BUILD)/docs/html/index.html"

@@ -1043,6 +1043,32 @@ START_TEST(test_peers_layouts_match_the_headers)
 }
 END_TEST
 
+/* make docs: the site builds without a warning, and a link from one page
+ * to a section of another (README's "threat model") lands on a section
+ * the site has: make docs fails on one that does not */
+START_TEST(test_docs_links_land)
+{
+    if (sh("command -v doxygen > /dev/null") != 0) {
+        printf("skip: make docs needs doxygen (apt-get install doxygen)\n");
+        return;
+    }
+    char dir[] = "/tmp/cl-docs-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(sh("make -s docs BUILD=%s > %s/docs.log 2>&1", dir, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -q 'href=\"grading.html#threat-model\"' "
+                        "%s/docs/html/index.html && grep -q "
+                        "'id=\"threat-model\"' %s/docs/html/grading.html",
+                        dir, dir),
+                     0);
+    ck_assert_int_ne(sh("grep -q 'href=\"docs/[a-z]*[.]md#' "
+                        "%s/docs/html/*.html",
+                        dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make handout and edits not committed: in a git tree (a copy of this
  * one, made a repository here), a tracked file edited since the last
  * commit stops it, named, unless EDITS=1, which packs it as it is and says
@@ -1167,6 +1193,7 @@ int main(void)
     tcase_add_test(core, test_handout_is_clean_and_builds);
     tcase_add_test(core, test_handout_holds_exactly_the_shipped_files);
     tcase_add_test(core, test_handout_refuses_edits_and_solutions);
+    tcase_add_test(core, test_docs_links_land);
     tcase_add_test(core, test_lab_source_is_the_graded_file);
     tcase_add_test(core, test_classroom_workflow);
     tcase_add_test(core, test_readmes_match_ladders);
