@@ -210,6 +210,15 @@ VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 # the builds of LAB's code (every lab's without LAB) that grade, demo,
 # bench, memcheck and profile take
 LAB_SO     := $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VARIANT)/$(l).so))
+# a lab's graded file gone (moved, renamed, deleted): said, never the old
+# build graded in its place (make keeps a build whose source is missing:
+# every target is secondary here, see .SECONDARY)
+MISSING_SRC := $(foreach l,$(if $(filter 1,$(SOLUTION)),,$(GRADE_LABS)),$(if $(wildcard labs/$(l)/*.h),$(if $(wildcard $(call lab_src,$(l))),,$(call lab_src,$(l)))))
+ifneq ($(MISSING_SRC),)
+ifneq ($(filter grade check bench demo memcheck profile peers all,$(or $(MAKECMDGOALS),all)),)
+  $(error $(firstword $(MISSING_SRC)) is missing: it is the one file its lab grades (git checkout -- $(firstword $(MISSING_SRC)) brings back the skeleton))
+endif
+endif
 # the shell loop of those targets: $(1) for each lab (its name in $$l), the
 # last failure's code kept; with $(2) = stop, an exit 3 (no GPU) ends it
 for_labs = rc=0; for l in $(GRADE_LABS); do $(1) || rc=$$?; \

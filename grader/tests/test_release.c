@@ -681,6 +681,24 @@ START_TEST(test_make_rough_edges)
                             bad[i], dir),
                          0);
     }
+    /* a lab's graded file gone (moved away): make says so and grades
+     * nothing, never the old build (a copy of the tree's Makefile and
+     * labs: make stops while reading the Makefile) */
+    ck_assert_int_eq(sh("mkdir -p %s/t && cp -r Makefile VERSION labs %s/t/ && "
+                        "rm %s/t/labs/01-vector-add/vector_add.cu",
+                        dir, dir, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("make -s -C %s/t -n grade LAB=01 > %s/miss.log 2>&1", dir, dir), 2);
+    ck_assert_int_eq(sh("grep -q 'labs/01-vector-add/vector_add.cu is "
+                        "missing: it is the one file its lab grades' "
+                        "%s/miss.log",
+                        dir),
+                     0);
+    ck_assert_int_ne(sh("make -s -C %s/t -n grade LAB=02 2>&1 | grep -q "
+                        "'is missing'",
+                        dir),
+                     0);
     /* the scripts grade with the build make names (SANITIZE=1, BUILD=) */
     static const char *const scripts[] = {"bench", "memcheck", "profile",
                                           "grade-class", "grade-class-slurm"};
