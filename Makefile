@@ -205,7 +205,7 @@ lab_src = $(patsubst %.h,%.cu,$(firstword $(wildcard labs/$(1)/*.h)))
 note_others = for f in labs/$(1)/*.cu; do [ ! -e "$$f" ] || [ "$$f" = "$(2)" ] || echo "note: $$f is not graded: the grade builds $(2) alone" >&2; done
 # --policy for the grader when POLICY is set (its path made absolute)
 POLICY_ARG := $(if $(POLICY),--policy $(abspath $(POLICY)))
-GRADE_LABS := $(if $(LAB),$(or $(call lab_dir,$(LAB)),$(LAB)),$(LAB_NAMES))
+GRADE_LABS := $(if $(LAB),$(foreach w,$(LAB),$(or $(call lab_dir,$(w)),$(w))),$(LAB_NAMES))
 VARIANT    := $(if $(filter 1,$(SOLUTION)),solution,student)
 # the builds of LAB's code (every lab's without LAB) that grade, demo,
 # bench, memcheck and profile take
@@ -213,7 +213,7 @@ LAB_SO     := $(foreach l,$(GRADE_LABS),$(if $(wildcard labs/$(l)),$(BUILD)/$(VA
 # a lab's graded file gone (moved, renamed, deleted): said, never the old
 # build graded in its place (make keeps a build whose source is missing:
 # every target is secondary here, see .SECONDARY)
-MISSING_SRC := $(foreach l,$(if $(filter 1,$(SOLUTION)),,$(GRADE_LABS)),$(if $(wildcard labs/$(l)/*.h),$(if $(wildcard $(call lab_src,$(l))),,$(call lab_src,$(l)))))
+MISSING_SRC := $(strip $(foreach l,$(if $(filter 1,$(SOLUTION)),,$(GRADE_LABS)),$(if $(wildcard labs/$(l)/*.h),$(if $(wildcard $(call lab_src,$(l))),,$(call lab_src,$(l))))))
 ifneq ($(MISSING_SRC),)
 ifneq ($(filter grade check bench demo memcheck profile peers all,$(or $(MAKECMDGOALS),all)),)
   $(error $(firstword $(MISSING_SRC)) is missing: it is the one file its lab grades (git checkout -- $(firstword $(MISSING_SRC)) brings back the skeleton))

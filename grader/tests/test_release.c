@@ -699,6 +699,10 @@ START_TEST(test_make_rough_edges)
                         "'is missing'",
                         dir),
                      0);
+    /* LAB names one lab or several, each as a number or a name */
+    ck_assert_int_eq(sh("make -n grade LAB='1 stencil' 2> /dev/null | grep -q "
+                        "'for l in 01-vector-add 02-stencil; do'"),
+                     0);
     /* the scripts grade with the build make names (SANITIZE=1, BUILD=) */
     static const char *const scripts[] = {"bench", "memcheck", "profile",
                                           "grade-class", "grade-class-slurm"};
