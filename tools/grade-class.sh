@@ -524,6 +524,13 @@ if [ ! -d "$subs" ] && [[ "$subs" != *.zip ]]; then
 fi
 out=${3:-}
 [ -n "$out" ] || out=build/class/$LAB_ID-$LAB_SLUG
+# OUT inside SUBMISSIONS would be listed as a student (graded 0)
+sub_real=$(cd "$subs" 2> /dev/null && pwd -P) || sub_real=
+out_real=$(realpath -m "$out")
+if [ -n "$sub_real" ] && [[ "$out_real/" == "$sub_real/"* ]]; then
+    echo "grade-class: OUT=$out is inside SUBMISSIONS=$subs, where it would be taken for a student: choose an OUT outside it" >&2
+    exit 2
+fi
 ent=$out/entries
 mkdir -p "$out/results" "$out/logs"
 record_lab "$out"
@@ -536,6 +543,10 @@ export SEED
 
 list_entries "$subs"
 mapfile -t entries < "$ent/list"
+if [ ${#entries[@]} = 0 ]; then
+    echo "grade-class: no submissions in $subs (a file or folder per student, or an LMS export): nothing graded" >&2
+    exit 2
+fi
 echo "grade-class: lab $LAB_ID$([ "${QUICK:-0}" = 1 ] && echo ", quick cases only"), ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
 gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
 set -- $gpus

@@ -1220,6 +1220,34 @@ START_TEST(test_autograder)
 }
 END_TEST
 
+/* make grade-class refuses what would grade nothing or the wrong things:
+ * an empty SUBMISSIONS (exit 2, not "0 rows" and success), and an OUT
+ * inside SUBMISSIONS (which the batch would list as a student, graded 0),
+ * before it creates OUT there */
+START_TEST(test_batch_refuses_empty_and_nested)
+{
+    char dir[] = "/tmp/cl-refuse-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(sh("mkdir -p %s/subs", dir), 0);
+    ck_assert_int_eq(sh("make -s grade-class LAB=00 SUBMISSIONS=%s/subs "
+                        "OUT=%s/out > %s/empty.log 2>&1",
+                        dir, dir, dir),
+                     2);
+    ck_assert_int_eq(
+        sh("grep -q 'no submissions in %s/subs' %s/empty.log", dir, dir), 0);
+    put(dir, "subs/alice.c", sub_right);
+    ck_assert_int_eq(sh("make -s grade-class LAB=00 SUBMISSIONS=%s/subs "
+                        "OUT=%s/subs/graded > %s/nested.log 2>&1",
+                        dir, dir, dir),
+                     2);
+    ck_assert_int_eq(sh("grep -q 'is inside SUBMISSIONS' %s/nested.log && "
+                        "test ! -e %s/subs/graded",
+                        dir, dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make grade-class-slurm on a partition whose nodes have fewer CPUs than
  * a task asks for (here sbatch and sinfo are stand-ins that record what
  * they are asked: the real cluster is test_slurm_batch): each task asks
@@ -1330,9 +1358,10 @@ int main(void)
     tcase_add_test(core, test_gradescope_export);
     tcase_add_test(core, test_autograder);
     suite_add_tcase(s, core);
-    TCase *slurmcase = tcase_create("slurm");
+    TCase *slurmcase = tcase_create("short");
     tcase_set_timeout(slurmcase, 1200);
     tcase_add_test(slurmcase, test_slurm_cpus_fit_the_partition);
+    tcase_add_test(slurmcase, test_batch_refuses_empty_and_nested);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm)
