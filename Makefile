@@ -323,7 +323,8 @@ peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO))
 ## memcheck: compute-sanitizer on LAB (memcheck; racecheck, synccheck
 ## when the source uses shared memory)
 memcheck: deps $(GRADER) $(LAB_SO)
-	$(Q)$(call for_labs,{ echo "## $$l"; src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
+	$(Q)$(call for_labs,{ echo "## $$l"; [ -d labs/$$l ] || { echo "memcheck: no lab '$$l' (make memcheck LAB=NN: 01 to 06)" >&2; exit 2; }; \
+	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
 	  GRADE="$(GRADER)" bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)"; })
 
 ## profile: Nsight Compute on LAB's kernels, one representative case

@@ -10,7 +10,7 @@ src=${3:-}
 out=${MEMCHECK_DIR:-build/memcheck}
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
 if [ -z "$cs" ]; then
-    echo "memcheck: compute-sanitizer is not installed (it ships with the CUDA toolkit)."
+    echo "memcheck: compute-sanitizer is not installed here: neither on PATH nor in /usr/local/cuda/bin. Most CUDA installs ship it (apt: cuda-sanitizer-13-0; pip and conda toolkits often lack it); a GPU host that has it runs 'make memcheck LAB=$lab'." >&2
     exit 1
 fi
 mkdir -p "$out"

@@ -699,6 +699,23 @@ START_TEST(test_make_rough_edges)
                         "'is missing'",
                         dir),
                      0);
+    /* make memcheck: no such lab, named; no compute-sanitizer, said where
+     * it was looked for (here only: a GPU host has one) */
+    ck_assert_int_eq(sh("make -s memcheck LAB=foo > %s/mc.log 2>&1", dir), 2);
+    ck_assert_int_eq(sh("grep -q \"memcheck: no lab 'foo'\" %s/mc.log && ! "
+                        "grep -q 'ls:' %s/mc.log",
+                        dir, dir),
+                     0);
+    if (sh("command -v compute-sanitizer > /dev/null || test -x "
+           "/usr/local/cuda/bin/compute-sanitizer") != 0) {
+        ck_assert_int_eq(
+            sh("bash tools/memcheck.sh 01 x.so > %s/mc.log 2>&1", dir), 1);
+        ck_assert_int_eq(sh("grep -q 'compute-sanitizer is not installed "
+                            "here: neither on PATH nor in /usr/local/cuda/bin' "
+                            "%s/mc.log",
+                            dir),
+                         0);
+    }
     /* LAB names one lab or several, each as a number or a name */
     ck_assert_int_eq(sh("make -n grade LAB='1 stencil' 2> /dev/null | grep -q "
                         "'for l in 01-vector-add 02-stencil; do'"),
