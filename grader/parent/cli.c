@@ -380,6 +380,16 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                 prog, argv[optind], names, prog);
         return CL_EXIT_USAGE;
     }
+    /* a batch graded with a course's policy keeps it (OUT/policy.json):
+     * its gradebook is written with that policy unless told otherwise */
+    static char batch_policy[4096];
+    if (collect && !policy_path) {
+        snprintf(batch_policy, sizeof batch_policy, "%s/policy.json", collect);
+        if (access(batch_policy, F_OK) == 0) {
+            policy_path = batch_policy;
+            printf("gradebook: with the batch's policy %s\n", batch_policy);
+        }
+    }
     static struct cl_policy policy;
     char perr[600];
     if (cl_policy_load(&policy, policy_path, extra, perr, sizeof perr) != 0) {

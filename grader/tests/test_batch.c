@@ -1248,6 +1248,40 @@ START_TEST(test_batch_refuses_empty_and_nested)
 }
 END_TEST
 
+/* --collect without --policy writes a batch's gradebook with the policy
+ * the batch was graded with (OUT/policy.json), never the default: the
+ * totals a course set (15 points here, not 50) */
+START_TEST(test_collect_keeps_the_batch_policy)
+{
+    char dir[] = "/tmp/cl-colpol-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(sh("mkdir -p %s/subs", dir), 0);
+    put(dir, "subs/alice.c", sub_right);
+    put(dir, "course.json",
+        "{\"name\": \"course X\", \"labs\": {\"00\": {\"cases\": "
+        "{\"n=1\": 5, \"n=1000\": 7, \"n=2^20\": 3, \"speed\": 0}}}}\n");
+    ck_assert_int_eq(sh("POLICY=%s/course.json make -s grade-class LAB=00 "
+                        "SUBMISSIONS=%s/subs OUT=%s/out > %s/run.log 2>&1",
+                        dir, dir, dir, dir),
+                     0);
+    char out[64];
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_ptr_nonnull(strstr(row(out, "alice"), ",15.00,15.00,"));
+    ck_assert_int_eq(sh("rm %s/out/gradebook.csv && " CL_BUILD_DIR
+                        "/bin/grade 00 --collect %s/out > %s/col.log 2>&1",
+                        dir, dir, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("grep -q \"with the batch's policy %s/out/policy.json\" "
+           "%s/col.log",
+           dir, dir),
+        0);
+    const char *r = row(out, "alice");
+    ck_assert_msg(strstr(r, ",15.00,15.00,"), "%s", r);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make grade-class-slurm on a partition whose nodes have fewer CPUs than
  * a task asks for (here sbatch and sinfo are stand-ins that record what
  * they are asked: the real cluster is test_slurm_batch): each task asks
@@ -1362,6 +1396,7 @@ int main(void)
     tcase_set_timeout(slurmcase, 1200);
     tcase_add_test(slurmcase, test_slurm_cpus_fit_the_partition);
     tcase_add_test(slurmcase, test_batch_refuses_empty_and_nested);
+    tcase_add_test(slurmcase, test_collect_keeps_the_batch_policy);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm)
