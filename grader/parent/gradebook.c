@@ -505,6 +505,7 @@ int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
             }
         } else if (subs[k].has[1]) {
             snprintf(path, sizeof path, "%s/results/%s.status", dir, base.key);
+            base.decided = 1;
             if (row_from_status(path, lab, &base) != 0) {
                 snprintf(base.status, sizeof base.status, "internal error");
                 snprintf(base.detail, sizeof base.detail,
@@ -526,6 +527,21 @@ int cl_gradebook_collect_as(const char *dir, const struct cl_lab *lab,
         }
     }
     free(subs);
+    /* a rehearsal (QUICK=1): the rows decided without the grader (a
+     * compile error, no source) belong to it as much as the rows it
+     * graded: out of the same total, and never an LMS score */
+    double quick_max = 0;
+    for (int i = 0; i < n && quick_max <= 0; i++)
+        if (rows[i].partial && rows[i].max_score > 0)
+            quick_max = rows[i].max_score;
+    for (int i = 0; i < n && quick_max > 0; i++)
+        if (rows[i].decided && !rows[i].partial) {
+            rows[i].partial = 1;
+            rows[i].max_score = quick_max;
+            size_t at = strlen(rows[i].status);
+            snprintf(rows[i].status + at, sizeof rows[i].status - at,
+                     " (in a rehearsal)");
+        }
     if (n > 1)
         qsort(rows, (size_t)n, sizeof *rows, by_student);
 

@@ -52,6 +52,8 @@ struct cl_grade_row {
                             graded: no GPU, internal error, no result) */
     int partial;       /**< graded on a subset (QUICK=1, one case): shown in
                             the gradebook, never exported to an LMS */
+    int decided;       /**< decided without the grader (a compile error, no
+                            source: a status file of the batch) */
     char status[128];  /**< graded, graded: FIRST-FAILURE (e.g. "graded:
                             crash"), not graded: no GPU, compile-error, ... */
     char detail[512];  /**< the grader's one-line output, or the reason */

@@ -158,15 +158,19 @@ static void expect_correct(const char *out, const char *student)
 
 static void expect_statuses(const char *out)
 {
-    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",compile-error,"));
+    /* (the classes are rehearsals, QUICK=1: what the grader never saw is
+     * part of the rehearsal, out of its 33 points) */
+    ck_assert_ptr_nonnull(
+        strstr(row(out, "bob"), ",compile-error (in a rehearsal),"));
     ck_assert_ptr_nonnull(strstr(row(out, "bob"), "error"));
     ck_assert_ptr_nonnull(strstr(row(out, "carol"), ",forbidden library,"));
     ck_assert_ptr_nonnull(strstr(row(out, "carol"), "cublas"));
-    ck_assert_ptr_nonnull(strstr(row(out, "frank"), ",no-source,"));
+    ck_assert_ptr_nonnull(
+        strstr(row(out, "frank"), ",no-source (in a rehearsal),"));
     const char *correct[] = {"alice", "dave", "erin"};
     for (int i = 0; i < 3; i++)
         expect_correct(out, correct[i]);
-    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",0.00,100.00,"));
+    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",0.00,33.00,"));
     /* the odd names: graded under their own names, five keys, each safe
      * in a file name, and "Zoë Ä" and "Zoé Ä" apart */
     char keys[N_ODD][256];
@@ -715,18 +719,21 @@ START_TEST(test_batch_build_is_confined)
     const char *r = row(out, "honest");
     ck_assert_msg(strstr(r, ",graded (only the quick cases),"), "%s", r);
     r = row(out, "include_course");
-    ck_assert_msg(strstr(r, ",0.00,") && strstr(r, ",forbidden include,") &&
+    ck_assert_msg(strstr(r, ",0.00,") &&
+                      strstr(r, ",forbidden include (in a rehearsal),") &&
                       strstr(r, "selftest/honest.c") &&
                       strstr(r, "which the build may not read"),
                   "%s", r);
     r = row(out, "incbin_course");
-    ck_assert_msg(strstr(r, ",forbidden include,") && strstr(r, "/Makefile"),
+    ck_assert_msg(strstr(r, ",forbidden include (in a rehearsal),") &&
+                      strstr(r, "/Makefile"),
                   "%s", r);
     r = row(out, "dev_zero");
-    ck_assert_msg(strstr(r, ",forbidden include,") && strstr(r, "/dev/zero"),
+    ck_assert_msg(strstr(r, ",forbidden include (in a rehearsal),") &&
+                      strstr(r, "/dev/zero"),
                   "%s", r);
     r = row(out, "relative");
-    ck_assert_msg(strstr(r, ",compile-error,"), "%s", r);
+    ck_assert_msg(strstr(r, ",compile-error (in a rehearsal),"), "%s", r);
     /* the compiler never saw the course: nothing of it in any build log */
     ck_assert_int_ne(
         sh("grep -l \"selftest_add(const float\" %s/logs/*build*", out), 0);
@@ -1282,6 +1289,35 @@ START_TEST(test_collect_keeps_the_batch_policy)
 }
 END_TEST
 
+/* a QUICK=1 rehearsal with a submission that does not compile: its row
+ * is out of the rehearsal's total (20, lab 00's quick cases), like the
+ * rows it graded, not the full lab's (50); and the Canvas import carries
+ * no score for anyone, the compile error included */
+START_TEST(test_rehearsal_rows_agree)
+{
+    char dir[] = "/tmp/cl-rehearse-XXXXXX", out[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(sh("mkdir -p %s/subs", dir), 0);
+    put(dir, "subs/alice.c", sub_right);
+    put(dir, "subs/bob.c", sub_broken);
+    ck_assert_int_eq(sh("QUICK=1 FORMAT=canvas make -s grade-class LAB=00 "
+                        "SUBMISSIONS=%s/subs OUT=%s > %s/run.log 2>&1",
+                        dir, out, dir),
+                     0);
+    const char *r = row(out, "alice");
+    ck_assert_msg(strstr(r, ",20.00,20.00,"), "%s", r);
+    r = row(out, "bob");
+    ck_assert_msg(strstr(r, ",0.00,20.00,") &&
+                      strstr(r, ",compile-error (in a rehearsal),"),
+                  "%s", r);
+    ck_assert_str_eq(row_in(out, "gradebook-canvas.csv", "bob"), "bob,,,,,\n");
+    ck_assert_str_eq(row_in(out, "gradebook-canvas.csv", "alice"),
+                     "alice,,,,,\n");
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make grade-class-slurm on a partition whose nodes have fewer CPUs than
  * a task asks for (here sbatch and sinfo are stand-ins that record what
  * they are asked: the real cluster is test_slurm_batch): each task asks
@@ -1397,6 +1433,7 @@ int main(void)
     tcase_add_test(slurmcase, test_slurm_cpus_fit_the_partition);
     tcase_add_test(slurmcase, test_batch_refuses_empty_and_nested);
     tcase_add_test(slurmcase, test_collect_keeps_the_batch_policy);
+    tcase_add_test(slurmcase, test_rehearsal_rows_agree);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm)
