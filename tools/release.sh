@@ -94,6 +94,13 @@ strays() {
         grep -E "${1:-.}" || true
 }
 
+# the files listed in $1 (one a line), indented: 20 at most, then a count
+name_some() {
+    printf '%s\n' "$1" | head -n 20 | sed 's/^/    /'
+    k=$(printf '%s\n' "$1" | wc -l)
+    [ "$k" -le 20 ] || echo "    ... and $((k - 20)) more"
+}
+
 # refuse to pack while strays (matching $2) are there: name them (20 at
 # most) and exit 2
 refuse_strays() { # refuse_strays WHAT [REGEX]
@@ -101,8 +108,7 @@ refuse_strays() { # refuse_strays WHAT [REGEX]
     [ -n "$s" ] || return 0
     n=$(printf '%s\n' "$s" | wc -l)
     echo "$1: refused: $n untracked file(s) inside the shipped folders, which must not ship:" >&2
-    printf '%s\n' "$s" | head -n 20 | sed 's/^/    /' >&2
-    [ "$n" -le 20 ] || echo "    ... and $((n - 20)) more" >&2
+    name_some "$s" >&2
     echo "$1: commit them, move them out of the tree (a class's submissions), or list them in .gitignore" >&2
     exit 2
 }
@@ -122,12 +128,11 @@ refuse_edits() {
     n=$(printf '%s\n' "$e" | wc -l)
     if [ "${EDITS:-0}" = 1 ]; then
         echo "handout: EDITS=1: packing $n file(s) as they are, not as last committed:"
-        printf '%s\n' "$e" | head -n 20 | sed 's/^/    /'
+        name_some "$e"
         return 0
     fi
     echo "handout: refused: $n tracked file(s) differ from the last commit, and would ship as they are now:" >&2
-    printf '%s\n' "$e" | head -n 20 | sed 's/^/    /' >&2
-    [ "$n" -le 20 ] || echo "    ... and $((n - 20)) more" >&2
+    name_some "$e" >&2
     echo "handout: commit them (git status shows them), undo them (git restore FILE), or pack them as they are with 'make handout EDITS=1'" >&2
     exit 2
 }

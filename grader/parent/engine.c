@@ -257,21 +257,17 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
              : h == CL_JUDGE_NO_GPU ? CL_EXIT_NO_GPU
                                     : CL_EXIT_INTERNAL;
     }
-    if (rc != CL_EXIT_OK && cl_judge_interrupted()) {
-        mark_rest(g, 0, CL_ST_NOT_RUN, "not run: interrupted");
-        cl_score_grade(g, policy);
-        g->elapsed_s = cl_now_s() - t0;
-        if (run.sub_fd >= 0)
-            close(run.sub_fd);
-        g->interrupted = cl_judge_interrupted();
-        return g->exit_code = (enum cl_exit)(128 + g->interrupted);
-    }
     if (rc != CL_EXIT_OK) {
-        mark_rest(g, 0, CL_ST_NOT_RUN, g->summary);
+        /* (interrupted while the judge started: that, not its failure) */
+        g->interrupted = cl_judge_interrupted();
+        mark_rest(g, 0, CL_ST_NOT_RUN,
+                  g->interrupted ? "not run: interrupted" : g->summary);
         cl_score_grade(g, policy);
         g->elapsed_s = cl_now_s() - t0;
         if (run.sub_fd >= 0)
             close(run.sub_fd);
+        if (g->interrupted)
+            rc = (enum cl_exit)(128 + g->interrupted);
         return g->exit_code = rc;
     }
 

@@ -186,6 +186,15 @@ static void print_bonus(FILE *f, const struct cl_grade *g, int color)
     fprintf(f, "\n");
 }
 
+/* the cases that ran before an interruption */
+static int cases_done(const struct cl_grade *g)
+{
+    int done = 0;
+    for (int k = 0; k < g->n; k++)
+        done += g->r[k].status != CL_ST_NOT_RUN;
+    return done;
+}
+
 void cl_report_print(FILE *f, const struct cl_grade *g, int color,
                      const char *source)
 {
@@ -254,13 +263,10 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
             first_fail = k;
     }
     if (g->interrupted) {
-        int done = 0;
-        for (int k = 0; k < g->n; k++)
-            done += g->r[k].status != CL_ST_NOT_RUN;
         fprintf(f,
                 "%sinterrupted: %d of %d cases graded; the rest not run, so "
                 "this is not a score: grade again%s\n",
-                color ? RED : "", done, g->n, color ? RESET : "");
+                color ? RED : "", cases_done(g), g->n, color ? RESET : "");
         return;
     }
     fprintf(f, "%sscore: %.1f / %.1f%s  (correctness %.1f/%g, speed %.1f/%g)\n",
@@ -339,13 +345,10 @@ char *cl_report_json(const struct cl_grade *g)
                  g->speed_score);
     if (g->interrupted) {
         /* what was done, kept; never a score (no gradebook counts it) */
-        int done = 0;
-        for (int k = 0; k < g->n; k++)
-            done += g->r[k].status != CL_ST_NOT_RUN;
         snprintf(out, sizeof out,
                  "Lab %s %s: interrupted (signal %d) after %d of %d cases: "
                  "not a score; grade again",
-                 lab->id, lab->slug, g->interrupted, done, g->n);
+                 lab->id, lab->slug, g->interrupted, cases_done(g), g->n);
         cJSON_AddTrueToObject(o, "incomplete");
     }
     cJSON_AddStringToObject(o, "output", out);
