@@ -18,6 +18,7 @@
 #include "tests/suite.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,75 @@ START_TEST(test_inputs)
 }
 END_TEST
 
+/* the first number in @p text, as a ratio ("90%" is 0.9, "1.0x" is 1.0);
+ * -1 when there is none */
+static double ratio_in(const char *text)
+{
+    const char *p = text + strcspn(text, "0123456789");
+    if (!*p)
+        return -1;
+    char *end;
+    double v = strtod(p, &end);
+    return *end == '%' ? v / 100 : v;
+}
+
+/* each lab's handout states, for every speed case, the points and the
+ * full-credit line the default policy grades with: a student reads the
+ * README, not policy.json */
+START_TEST(test_handout_tables)
+{
+    const struct cl_policy *pol = cl_policy_default();
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        const struct cl_lab *lab = *l;
+        if (!lab->needs_gpu)
+            continue;
+        char path[256];
+        snprintf(path, sizeof path, "labs/%s-%s/README.md", lab->id,
+                 lab->slug);
+        char *text = cl_read_file(path, NULL);
+        ck_assert_msg(text != NULL, "cannot read %s", path);
+        for (int i = 0; i < lab->ncases; i++) {
+            const struct cl_case *c = &lab->cases[i];
+            if (c->kind != CL_CASE_SPEED)
+                continue;
+            char head[96];
+            snprintf(head, sizeof head, "\n| %s |", c->name);
+            const char *row = strstr(text, head);
+            ck_assert_msg(row != NULL, "%s: no row for speed case %s", path,
+                          c->name);
+            /* | name | sizes | points | full credit at | ... */
+            char cell[4][256] = {{0}};
+            const char *p = row + 2;
+            for (int k = 0; k < 4; k++) {
+                const char *e = strchr(p, '|');
+                ck_assert_msg(e && !memchr(p, '\n', (size_t)(e - p)),
+                              "%s: the row of %s has too few cells", path,
+                              c->name);
+                snprintf(cell[k], sizeof cell[k], "%.*s", (int)(e - p), p);
+                p = e + 1;
+            }
+            struct cl_speed_rule r = cl_policy_speed(pol, lab, i);
+            double points = cl_policy_points(pol, lab, i);
+            ck_assert_msg(ratio_in(cell[2]) == points,
+                          "%s, %s: the handout gives %s points, the policy "
+                          "%g",
+                          path, c->name, cell[2], points);
+            ck_assert_msg(fabs(ratio_in(cell[3]) - r.full_at) < 1e-9,
+                          "%s, %s: the handout gives full credit at '%s', "
+                          "the policy at %g",
+                          path, c->name, cell[3], r.full_at);
+            const char *none = strstr(cell[3], "none at ");
+            ck_assert_msg(none ? fabs(ratio_in(none) - r.zero_at) < 1e-9
+                               : r.zero_at == 0,
+                          "%s, %s: the handout's zero line ('%s') is not "
+                          "the policy's (%g)",
+                          path, c->name, cell[3], r.zero_at);
+        }
+        free(text);
+    }
+}
+END_TEST
+
 /* the digest is FNV-1a: hand-checked values, so the pins mean what they say */
 START_TEST(test_digest)
 {
@@ -194,6 +264,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_digest);
     tcase_add_test(tc, test_case_tables);
+    tcase_add_test(tc, test_handout_tables);
     tcase_add_test(tc, test_inputs);
     suite_add_tcase(s, tc);
     return cl_suite_run(s, 0, NULL);

@@ -136,11 +136,13 @@ START_TEST(test_default_values)
     ck_assert_double_eq(r.full_at, 5.0);
     ck_assert_double_eq(cl_policy_points(p, l4, case_index(l4, "1000-small")),
                         20.0);
-    /* Lab 5: a bonus at 1.5x, two cases at 0.9x cuDNN */
+    /* Lab 5: a bonus at 1.5x; t32-b256 alone at 0.9x cuDNN */
     ck_assert_double_eq(cl_policy_bonus(p, l5), 1.5);
     ck_assert_double_eq(cl_policy_timeout(p, l5), 120.0);
     ck_assert_double_eq(
-        cl_policy_speed(p, l5, case_index(l5, "t32-b1")).full_at, 0.9);
+        cl_policy_speed(p, l5, case_index(l5, "t32-b1")).full_at, 1.0);
+    ck_assert_double_eq(
+        cl_policy_speed(p, l5, case_index(l5, "t32-b256")).full_at, 0.9);
     ck_assert_double_eq(
         cl_policy_speed(p, l5, case_index(l5, "t32-b8")).full_at, 1.0);
     ck_assert_double_eq(cl_policy_bonus(p, cl_lab_find("06", NULL)), 2.0);
