@@ -292,10 +292,17 @@ endif
 ROUNDS   ?= 1
 SOAK_OUT ?= $(BUILD)/soak
 .PHONY: soak
+ifeq ($(MAINTAINER),1)
 soak: deps $(GRADER) $(RUNNER) $(SOLUTION_SO) $(FIXTURE_SO)
 	$(Q)python3 tools/soak.py $(if $(TOTAL),--total $(TOTAL),--rounds $(ROUNDS)) --out $(SOAK_OUT) --build $(BUILD) \
 	  $(if $(filter 1,$(HOSTILE)),--hostile) $(if $(GPUS),--gpus "$(GPUS)") \
 	  $(if $(LAB),--labs $(foreach l,$(GRADE_LABS),$(firstword $(subst -, ,$(l)))))
+else
+soak:
+	@echo "make soak is a maintainer's command: it grades the reference solutions"
+	@echo "and the grader's own fixtures, which are not part of the handout."
+	@exit 2
+endif
 
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
 ## (SOLUTION=1: with the reference)

@@ -12,10 +12,19 @@ first, padded with spaces so that the data stays 8-byte aligned).
     python3 tools/seal-safetensors.py labs/06-seq2seq/data/model.safetensors
     python3 tools/seal-safetensors.py --check FILE   # verify, change nothing
 
+Files that belong to the model (Lab 6's vocabularies: a word changed
+there changes every decoded sentence) are sealed with it: --with NAME
+stores the SHA-256 of the file NAME beside the model as
+"file-sha256:NAME", and --check verifies every such digest too.
+
+    python3 tools/seal-safetensors.py --with src.vocab --with tgt.vocab \
+        labs/06-seq2seq/data/model.safetensors
+
 tools/train-seq2seq.py writes its model sealed already; this is for a model
 made elsewhere, or one written before the digests. Only the standard library
 is needed. Exit status: 0 sealed (or, with --check, every digest present
-and right), 1 a digest missing or wrong (--check), 2 not a safetensors file.
+and right), 1 a digest missing or wrong (--check), 2 not a safetensors file
+(or a file named by --with that cannot be read).
 """
 import argparse
 import hashlib
@@ -25,6 +34,7 @@ import struct
 import sys
 
 PREFIX = "sha256:"
+FILE_PREFIX = "file-sha256:"
 
 
 def read(path):
@@ -55,12 +65,21 @@ def tensors(header, data):
     return out
 
 
-def sealed_header(header, data):
-    """The header with a digest of every tensor in its metadata (first)."""
+def file_digest(model, name):
+    """The SHA-256 of the file NAME beside MODEL, as hex."""
+    with open(os.path.join(os.path.dirname(model) or ".", name), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def sealed_header(header, data, model, files):
+    """The header with a digest of every tensor in its metadata (first),
+    and of each file of FILES beside MODEL (those sealed before kept)."""
     meta = {k: v for k, v in header.get("__metadata__", {}).items()
             if not k.startswith(PREFIX)}
     for name, raw in tensors(header, data):
         meta[PREFIX + name] = hashlib.sha256(raw).hexdigest()
+    for name in files:
+        meta[FILE_PREFIX + name] = file_digest(model, name)
     out = {"__metadata__": meta}
     out.update((k, v) for k, v in header.items() if k != "__metadata__")
     return out
@@ -78,7 +97,7 @@ def write(path, header, data):
     os.replace(tmp, path)
 
 
-def check(header, data):
+def check(header, data, model):
     """The problems of the stored digests, one line each ([] when right)."""
     meta = header.get("__metadata__", {})
     problems = []
@@ -88,30 +107,46 @@ def check(header, data):
             problems.append(f"tensor '{name}': no digest")
         elif want != hashlib.sha256(raw).hexdigest():
             problems.append(f"tensor '{name}': its bytes do not match its digest")
+    for key, want in meta.items():
+        if not key.startswith(FILE_PREFIX):
+            continue
+        name = key[len(FILE_PREFIX):]
+        try:
+            if file_digest(model, name) != want:
+                problems.append(f"file '{name}': its bytes do not match its digest")
+        except OSError as e:
+            problems.append(f"file '{name}': {e.strerror}")
     return problems
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("files", nargs="+", metavar="FILE")
+    ap.add_argument("models", nargs="+", metavar="FILE")
     ap.add_argument("--check", action="store_true",
                     help="verify the digests, change nothing")
+    ap.add_argument("--with", dest="files", action="append", default=[],
+                    metavar="NAME", help="also seal the file NAME beside "
+                    "the model (repeatable)")
     args = ap.parse_args()
     status = 0
-    for path in args.files:
+    for path in args.models:
         try:
             header, data = read(path)
             if args.check:
-                problems = check(header, data)
+                problems = check(header, data, path)
                 for p in problems:
                     print(f"{path}: {p}")
                 if problems:
                     status = max(status, 1)
                 else:
-                    print(f"{path}: {len(tensors(header, data))} tensors, every digest right")
+                    files = sum(k.startswith(FILE_PREFIX)
+                                for k in header.get("__metadata__", {}))
+                    print(f"{path}: {len(tensors(header, data))} tensors and "
+                          f"{files} files, every digest right")
                 continue
-            write(path, sealed_header(header, data), data)
-            print(f"{path}: sealed {len(tensors(header, data))} tensors")
+            write(path, sealed_header(header, data, path, args.files), data)
+            print(f"{path}: sealed {len(tensors(header, data))} tensors"
+                  + "".join(f", {n}" for n in args.files))
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"{path}: {e}", file=sys.stderr)
             status = 2

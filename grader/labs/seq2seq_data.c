@@ -6,6 +6,7 @@
 #include "fileio.h"
 #include "protocol/glue.h"
 #include "safetensors.h"
+#include "sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 #define CL_ROOT "." /* the build passes the source tree's absolute path */
 #endif
 #define DATA_SUBDIR "labs/06-seq2seq/data"
+/* the model's metadata key of a file sealed with it (the vocabularies:
+ * tools/seal-safetensors.py --with NAME, tools/train-seq2seq.py) */
+#define FILE_DIGEST "file-sha256:"
 
 const char *cl_s2s_data_dir(char *buf, size_t len)
 {
@@ -121,6 +125,24 @@ static int read_model(struct cl_lab_data *d, char *err, size_t len)
                  "%s: __metadata__ lacks src_len and tgt_len (1 to 64)", path);
         goto bad;
     }
+    /* the vocabularies belong to the model: their digests are in it */
+    const char *names[2] = {"src.vocab", "tgt.vocab"};
+    char(*keep[2])[CL_SHA256_HEX] = {&d->src.sealed, &d->tgt.sealed};
+    for (int i = 0; i < 2; i++) {
+        char key[64];
+        snprintf(key, sizeof key, FILE_DIGEST "%s", names[i]);
+        const char *hex = cl_st_meta(&st, key);
+        if (!hex || strlen(hex) != CL_SHA256_HEX - 1) {
+            snprintf(err, len,
+                     "%s: __metadata__ has no SHA-256 of %s (key \"%s\"): "
+                     "the model does not say which vocabulary it was "
+                     "trained with (tools/seal-safetensors.py --with %s "
+                     "adds it)",
+                     path, names[i], key, names[i]);
+            goto bad;
+        }
+        memcpy(*keep[i], hex, CL_SHA256_HEX);
+    }
     d->v_src = vs;
     d->v_tgt = vt;
     d->E = E;
@@ -135,12 +157,26 @@ bad:
 static int vocab_read(const char *file, struct s2s_vocab *v, char *err,
                       size_t len)
 {
-    char path[4096];
-    char *text = cl_read_file(path_of(file, path, sizeof path), NULL);
+    char path[4096], hex[CL_SHA256_HEX];
+    size_t bytes = 0;
+    char *text = cl_read_file(path_of(file, path, sizeof path), &bytes);
     v->n = 0;
     v->w = NULL;
     if (!text) {
         snprintf(err, len, "%s: cannot read the file", path);
+        return -1;
+    }
+    /* a word changed, added, removed or moved changes what every id
+     * means: the file must be the one the model was sealed with */
+    cl_sha256_hex(text, bytes, hex);
+    if (strcmp(hex, v->sealed) != 0) {
+        snprintf(err, len,
+                 "%s: not the vocabulary the model was trained with (its "
+                 "SHA-256 differs from the one model.safetensors holds): a "
+                 "word was changed, added or removed; restore the course's "
+                 "file",
+                 path);
+        free(text);
         return -1;
     }
     int cap = 0;

@@ -11,6 +11,8 @@
 #ifndef CL_SEQ2SEQ_DATA_H
 #define CL_SEQ2SEQ_DATA_H
 
+#include "sha256.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -22,8 +24,9 @@ extern "C" {
 
 /** A vocabulary: one word per id. */
 struct s2s_vocab {
-    int n;         /**< words */
-    char (*w)[32]; /**< word i at w[i] */
+    int n;                      /**< words */
+    char (*w)[32];              /**< word i at w[i] */
+    char sealed[CL_SHA256_HEX]; /**< the file's SHA-256, from the model */
 };
 
 /** Lab 6's data, in host memory. */

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # A one-node Slurm cluster on localhost for the tests: start | stop | status.
+# "stop" ends what "start" started: slurmctld, slurmd, and munged when it
+# was not running before (so make test and .ci/run leave no daemon behind).
 # Needs root and Debian's slurmctld, slurmd, slurm-client and munge; with
 # "install", installs them first. State lives in $SLURM_TEST_DIR
 # (default /tmp/cuda-labs-slurm); the tests export SLURM_CONF from there.
@@ -46,6 +48,8 @@ CONF
         chown -R munge:munge /etc/munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
         chmod 400 /etc/munge/munge.key
         su -s /bin/sh munge -c munged 2>/dev/null || munged --force
+        # started here: "stop" ends it too (one already running is left)
+        pgrep -x munged > "$dir/munged.ours" || rm -f "$dir/munged.ours"
     fi
     SLURM_CONF=$conf slurmctld -f "$conf"
     SLURM_CONF=$conf slurmd -f "$conf"
@@ -64,6 +68,11 @@ stop)
     for p in slurmd slurmctld; do
         [ -f "$dir/$p.pid" ] && kill "$(cat "$dir/$p.pid")" 2>/dev/null || true
     done
+    if [ -s "$dir/munged.ours" ]; then
+        # shellcheck disable=SC2046
+        kill $(cat "$dir/munged.ours") 2>/dev/null || true
+        rm -f "$dir/munged.ours"
+    fi
     sleep 1
     rm -rf "$dir/spool"
     ;;

@@ -564,10 +564,13 @@ START_TEST(test_canvas_export)
         sh("grep -q \"3 submissions (canvas layout)\" %s/log", dir), 0);
     ck_assert_int_eq(sh("grep -q \"skipping .notes.txt.\" %s/log", dir), 0);
     ck_assert_int_eq(sh("test $(wc -l < %s/out/gradebook.csv) = 4", dir), 0);
-    /* the user ids and the late flag; bob's file compiled as vector_add.cu */
+    /* the user ids and the late flag; bob's file compiled as vector_add.cu
+     * (on a GPU host the class is a rehearsal, and bob's row part of it) */
+    int rehearsal = have_gpu(out, "smithjohn");
     const char *r = row(out, "oneilmary");
-    ck_assert_msg(strstr(r, ",compile-error,") && strstr(r, "vector_add.cu(") &&
-                      strstr(r, ",23456,,1\n"),
+    ck_assert_msg(strstr(r, rehearsal ? ",compile-error (in a rehearsal),"
+                                      : ",compile-error,") &&
+                      strstr(r, "vector_add.cu(") && strstr(r, ",23456,,1\n"),
                   "%s", r);
     expect_correct(out, "smithjohn");
     ck_assert_ptr_nonnull(strstr(row(out, "smithjohn"), ",12345,,\n"));
@@ -580,8 +583,9 @@ START_TEST(test_canvas_export)
                         "Possible,,,,,100.00\"",
                         out),
                      0);
-    ck_assert_ptr_nonnull(strstr(
-        row_in(out, "gradebook-canvas.csv", "oneilmary"), ",23456,,,,0.00\n"));
+    ck_assert_ptr_nonnull(
+        strstr(row_in(out, "gradebook-canvas.csv", "oneilmary"),
+               rehearsal ? ",23456,,,,\n" : ",23456,,,,0.00\n"));
     /* no score for smithjohn: no GPU, or a rehearsal (never imported) */
     ck_assert_ptr_nonnull(strstr(
         row_in(out, "gradebook-canvas.csv", "smithjohn"), ",12345,,,,\n"));
@@ -680,6 +684,34 @@ START_TEST(test_interrupted_batch_resumes)
            "  bob' run3.log && grep -q '^grade-class: interrupted: ' run3.log",
            dir),
         0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* The same confinement on a GPU lab (nvcc, no GPU needed to build): a
+ * Lab 3 submission that #includes the reference solution by its path
+ * builds nothing and scores 0, "forbidden include", the file named; the
+ * reference's kernel never reaches the compiler */
+START_TEST(test_gpu_lab_build_is_confined)
+{
+    char dir[] = "/tmp/cl-confine3-XXXXXX", subs[64], out[64], text[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs), 0);
+    snprintf(text, sizeof text,
+             "#include \"%s/solutions/03-matmul/matmul.cu\"\n", CL_ROOT);
+    put(subs, "borrow_reference.cu", text);
+    ck_assert_int_eq(sh("QUICK=1 make -s grade-class LAB=03 SUBMISSIONS=%s "
+                        "OUT=%s > %s/run.log 2>&1",
+                        subs, out, dir),
+                     0);
+    const char *r = row(out, "borrow_reference");
+    ck_assert_msg(strstr(r, ",0.00,") && strstr(r, ",forbidden include") &&
+                      strstr(r, "solutions/03-matmul/matmul.cu") &&
+                      strstr(r, "which the build may not read"),
+                  "%s", r);
+    ck_assert_int_ne(sh("grep -l matmul_kernel %s/logs/*build*", out), 0);
     sh("rm -rf %s", dir);
 }
 END_TEST
@@ -1017,11 +1049,18 @@ START_TEST(test_gradescope_export)
                      key_of(out, "Mary \"Moe\" O'Neil"));
     ck_assert_ptr_nonnull(
         strstr(row(out, "John O'Smith"), ",201,john@example.edu,\n"));
-    ck_assert_ptr_nonnull(strstr(row(out, "Nobody Source"), ",no-source,"));
+    /* on a GPU host the class is a rehearsal: the row decided without the
+     * grader is part of it, out of its 33 points, and never imported */
+    int rehearsal = have_gpu(out, "Zoë Ä");
+    ck_assert_ptr_nonnull(
+        strstr(row(out, "Nobody Source"),
+               rehearsal ? ",no-source (in a rehearsal)," : ",no-source,"));
     const char *g = row_in(out, "gradebook-gradescope.csv", "Nobody Source");
-    ck_assert_str_eq(g, "Nobody Source,300,nobody@example.edu,0.00,100.00,"
-                        "no-source\n");
-    if (!have_gpu(out, "Zoë Ä"))
+    ck_assert_str_eq(g, rehearsal ? "Nobody Source,300,nobody@example.edu,,"
+                                    "33.00,no-source (in a rehearsal)\n"
+                                  : "Nobody Source,300,nobody@example.edu,"
+                                    "0.00,100.00,no-source\n");
+    if (!rehearsal)
         ck_assert_str_eq(row_in(out, "gradebook-gradescope.csv", "Zoë Ä"),
                          "Zoë Ä,100,zoe@example.edu,,33.00,not graded: "
                          "no GPU\n");
@@ -1156,9 +1195,30 @@ START_TEST(test_autograder)
     text = cl_read_file(json, NULL);
     o = cJSON_Parse(text);
     ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", text);
-    ck_assert_ptr_nonnull(
-        strstr(cJSON_GetStringValue(cJSON_GetObjectItem(o, "output")),
-               "No vector_add.cu in your submission"));
+    msg = cJSON_GetStringValue(cJSON_GetObjectItem(o, "output"));
+    ck_assert_msg(strstr(msg, "No vector_add.cu in your submission") &&
+                      strstr(msg, "holds:\n  x.txt"),
+                  "%s", msg);
+    cJSON_Delete(o);
+    free(text);
+
+    /* two candidates, neither named vector_add.cu: both named, none
+     * guessed at */
+    ck_assert_int_eq(sh("rm %s/submission/* && cp grader/tests/batch/alice.cu "
+                        "%s/submission/a.cu && cp grader/tests/batch/bob.cu "
+                        "%s/submission/b.cu && AUTOGRADER_ROOT=%s "
+                        "%s/run_autograder > %s/run4.log 2>&1",
+                        root, root, root, root, root, dir),
+                     0);
+    text = cl_read_file(json, NULL);
+    o = cJSON_Parse(text);
+    ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", text);
+    msg = cJSON_GetStringValue(cJSON_GetObjectItem(o, "output"));
+    ck_assert_msg(strstr(msg, "2 .cu files") && strstr(msg, "  a.cu\n  b.cu") &&
+                      strstr(msg, "Name the file to be graded vector_add.cu"),
+                  "%s", msg);
+    ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "score")),
+                        0);
     cJSON_Delete(o);
     free(text);
 
@@ -1356,6 +1416,11 @@ START_TEST(test_slurm_cpus_fit_the_partition)
 }
 END_TEST
 
+static void slurm_stop(void)
+{
+    sh("bash grader/tests/slurm-cluster.sh stop > /dev/null 2>&1");
+}
+
 START_TEST(test_slurm_batch)
 {
     char dir[] = "/tmp/cl-slurm-XXXXXX";
@@ -1420,6 +1485,7 @@ int main(void)
     tcase_add_test(core, test_gradebook_from_results);
     tcase_add_test(core, test_gradebook_cells_are_never_formulas);
     tcase_add_test(core, test_batch_build_is_confined);
+    tcase_add_test(core, test_gpu_lab_build_is_confined);
     tcase_add_test(core, test_local_batch);
     tcase_add_test(core, test_over_limit_is_a_compile_error);
     tcase_add_test(core, test_canvas_export);
@@ -1436,8 +1502,11 @@ int main(void)
     tcase_add_test(slurmcase, test_rehearsal_rows_agree);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
-    if (slurm)
+    if (slurm) {
         tcase_add_test(slurmcase, test_slurm_batch);
+        /* in the parent, whatever became of the test: no daemon left */
+        tcase_add_unchecked_fixture(slurmcase, NULL, slurm_stop);
+    }
     suite_add_tcase(s, slurmcase);
     TCase *interrupt = tcase_create("interrupt");
     tcase_set_timeout(interrupt, 600);

@@ -202,8 +202,7 @@ START_TEST(test_handout_tables)
         if (!lab->needs_gpu)
             continue;
         char path[256];
-        snprintf(path, sizeof path, "labs/%s-%s/README.md", lab->id,
-                 lab->slug);
+        snprintf(path, sizeof path, "labs/%s-%s/README.md", lab->id, lab->slug);
         char *text = cl_read_file(path, NULL);
         ck_assert_msg(text != NULL, "cannot read %s", path);
         for (int i = 0; i < lab->ncases; i++) {

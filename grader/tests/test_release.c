@@ -357,6 +357,21 @@ START_TEST(test_handout_is_clean_and_builds)
     ck_assert_int_eq(sh("make -s -C %s test > %s/test.log 2>&1", root, dir), 0);
     ck_assert_int_eq(sh("grep -q \"maintainer's command\" %s/test.log", dir),
                      0);
+    /* the maintainers' tools stay in the course's tree: make soak says so
+     * (exit 2); the student's and the instructor's tools are there */
+    ck_assert_int_ne(sh("tar -tzf %s | grep -E -q \"/tools/(soak\\.py|"
+                        "gpu-check\\.sh|syscall-census\\.sh|"
+                        "train-seq2seq\\.py)$\"",
+                        tgz),
+                     0);
+    ck_assert_int_eq(sh("tar -tzf %s | grep -E -c \"/tools/(bench\\.sh|"
+                        "profile\\.sh|memcheck\\.sh|peers\\.py|deps\\.sh|"
+                        "grade-class\\.sh)$\" | grep -qx 6",
+                        tgz),
+                     0);
+    ck_assert_int_eq(sh("make -s -C %s soak > %s/soak.log 2>&1", root, dir), 2);
+    ck_assert_int_eq(sh("grep -q \"maintainer's command\" %s/soak.log", dir),
+                     0);
     /* SOLUTION=1: no solutions here, said before anything is built */
     ck_assert_int_ne(sh("make -s -C %s grade LAB=01 SOLUTION=1 > %s/sol.log "
                         "2>&1",
