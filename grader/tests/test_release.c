@@ -684,6 +684,21 @@ START_TEST(test_make_rough_edges)
 {
     char dir[] = "/tmp/cl-make-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* make in a lab's folder works on that lab: every lab has the same
+     * one-line Makefile, and make grade there is make grade LAB=NN at the
+     * root (a dry run: the grade's command for that lab alone) */
+    for (const struct cl_lab *const *l = cl_labs; *l; l++) {
+        if (!(*l)->needs_gpu)
+            continue;
+        ck_assert_int_eq(sh("cd labs/%s-%s && test \"$(cat Makefile)\" = "
+                            "\"include ../lab.mk\" && make -n grade > "
+                            "%s/here.log 2>&1 && grep -q \"for l in %s-%s; \" "
+                            "%s/here.log && ! grep -q \"No "
+                            "rule\" %s/here.log",
+                            (*l)->id, (*l)->slug, dir, (*l)->id, (*l)->slug,
+                            dir, dir),
+                         0);
+    }
     /* SOLUTION is 0 or 1 */
     const char *bad[] = {"2", "yes"};
     for (int i = 0; i < 2; i++) {
