@@ -347,6 +347,42 @@ to_grade() { # to_grade KEY OUT
             ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; }
 }
 
+# The build cache, OUT/cache/KEY: what building a file came to (lab.so,
+# or the exit status of a file that reads outside the build) and the
+# build's log. KEY is the SHA-256 of the file's bytes and of the recipe:
+# the lab and its headers, the build command and its flags, the
+# compiler's version and cl-build itself. A submission resubmitted
+# unchanged, a copy of another, a batch run again (FORCE=1, after an
+# interruption) is not compiled again. Only grade-class writes it, from
+# outputs the confined build made; rm -rf OUT/cache builds everything
+# again.
+build_recipe() { # the recipe's digest, once a batch
+    local recipe compiler
+    recipe=$(SRC=@ SO=@ make -s -n build-submission LABDIR="$LAB_ID-$LAB_SLUG" 2>&1)
+    if [ "$LAB_EXT" = c ]; then
+        compiler=$(printf '%s\n' "$recipe" | sed -n 's/.* -- \([^ ]*\) -std=gnu11.*/\1/p' | head -n 1)
+    else
+        compiler=$(printf '%s\n' "$recipe" | grep -o '[^ ]*nvcc' | head -n 1)
+    fi
+    {
+        echo "$LAB_ID-$LAB_SLUG ${CL_BUILD_STRICT:-1} ${CL_BUILD_UNCONFINED:-} ${CL_BUILD_TEST_NO_LANDLOCK:-}"
+        cat labs/"$LAB_ID-$LAB_SLUG"/*.h 2> /dev/null
+        printf '%s\n' "$recipe"
+        "${compiler:-false}" --version 2>&1
+        cat "$(dirname "$grade")/cl-build" 2> /dev/null
+    } | sha256sum | cut -c1-64
+}
+cache_key() { # cache_key FILE
+    { echo "$BUILD_RECIPE"; sha256sum < "$1"; } | sha256sum | cut -c1-64
+}
+cache_put() { # cache_put DIR LOG SO EXIT: atomically (builds run side by side)
+    local tmp
+    tmp=$(mktemp -d "$(dirname "$1")/.put-XXXXXX") || return 0
+    cp "$2" "$tmp/build.txt" && echo "$4" > "$tmp/exit" &&
+        { [ -z "$3" ] || cp "$3" "$tmp/lab.so"; } &&
+        mv -T "$tmp" "$1" 2> /dev/null || rm -rf "$tmp"
+}
+
 # stage KEY's files and build its source into OUT/work/KEY/lab.so; the
 # outcome goes to OUT/work/KEY/prepared: "built SRC", or "no-source MSG"
 # or "compile-error MSG". No GPU, nothing printed: the batch builds every
@@ -375,31 +411,49 @@ prepare_one() { # prepare_one KEY OUT
         printf 'no-source\tno %s in the submission\n' "$(basename "$LAB_SRC")" > "$work/prepared"
         return 0
     fi
+    # the same bytes built before by the same recipe: its outcome again
+    local cached
+    cached="$out/cache/$(cache_key "$src")"
+    if [ -s "$cached/build.txt" ]; then
+        cp "$cached/build.txt" "$out/logs/$key.build.txt"
+        if [ -e "$cached/lab.so" ]; then
+            cp "$cached/lab.so" "$work/lab.so"
+            printf 'built\t%s\n' "$src" > "$work/prepared"
+            return 0
+        fi
+        cp "$cached/exit" "$work/lab.so.exit"
     # the confined build (cl-build, through make build-submission: a
     # scratch copy of the file, the lab's headers and the toolkit, nothing
     # else); the paths go through the environment: make leaves them alone
-    if ! SRC=$src SO=$work/lab.so CL_BUILD_STRICT=${CL_BUILD_STRICT:-1} \
+    elif SRC=$src SO=$work/lab.so CL_BUILD_STRICT=${CL_BUILD_STRICT:-1} \
             make -s build-submission LABDIR="$LAB_ID-$LAB_SLUG" \
             > "$out/logs/$key.build.txt" 2>&1; then
-        local why
-        case $(cat "$work/lab.so.exit" 2> /dev/null) in
-        4) # it reads a file outside the build: cl-build's own line
-            why=$(grep -m 1 'cl-build: your file reads' "$out/logs/$key.build.txt" | sed 's/^cl-build: //')
-            printf 'forbidden include\t%s\n' "$(printf '%s' "$why" | cut -c1-300 | tr '\t' ' ')" > "$work/prepared"
-            ;;
-        6) # the grader's: the build could not be confined or run
-            why=$(grep -m 1 '^cl-build: ' "$out/logs/$key.build.txt" | sed 's/^cl-build: //')
-            printf 'internal error\t%s\n' "$(printf '%s' "${why:-the build failed}" | cut -c1-300 | tr '\t' ' ')" > "$work/prepared"
-            ;;
-        *)
-            printf 'compile-error\t%s\n' \
-                "$(grep -m 1 -i -E 'error|cl-build: ' "$out/logs/$key.build.txt" | cut -c1-300 | tr '\t' ' ')" \
-                > "$work/prepared"
-            ;;
-        esac
+        cache_put "$cached" "$out/logs/$key.build.txt" "$work/lab.so" 0
+        printf 'built\t%s\n' "$src" > "$work/prepared"
         return 0
+    else
+        # the file's own doing, whatever the machine: it reads outside
+        # the build (4); a compile error or a limit (1) and the grader's
+        # failures (6) are built again next time
+        [ "$(cat "$work/lab.so.exit" 2> /dev/null)" != 4 ] ||
+            cache_put "$cached" "$out/logs/$key.build.txt" "" 4
     fi
-    printf 'built\t%s\n' "$src" > "$work/prepared"
+    local why
+    case $(cat "$work/lab.so.exit" 2> /dev/null) in
+    4) # it reads a file outside the build: cl-build's own line
+        why=$(grep -m 1 'cl-build: your file reads' "$out/logs/$key.build.txt" | sed 's/^cl-build: //')
+        printf 'forbidden include\t%s\n' "$(printf '%s' "$why" | cut -c1-300 | tr '\t' ' ')" > "$work/prepared"
+        ;;
+    6) # the grader's: the build could not be confined or run
+        why=$(grep -m 1 '^cl-build: ' "$out/logs/$key.build.txt" | sed 's/^cl-build: //')
+        printf 'internal error\t%s\n' "$(printf '%s' "${why:-the build failed}" | cut -c1-300 | tr '\t' ' ')" > "$work/prepared"
+        ;;
+    *)
+        printf 'compile-error\t%s\n' \
+            "$(grep -m 1 -i -E 'error|cl-build: ' "$out/logs/$key.build.txt" | cut -c1-300 | tr '\t' ' ')" \
+            > "$work/prepared"
+        ;;
+    esac
 }
 
 # build every submission that needs grading, BUILD_JOBS at a time (default:
@@ -564,6 +618,8 @@ on_interrupt() {
     [ -z "${queues:-}" ] || kill -TERM $queues 2> /dev/null
 }
 trap on_interrupt INT TERM HUP
+mkdir -p "$out/cache"
+BUILD_RECIPE=$(build_recipe)
 prepare_all "$out" "${entries[@]}"
 if [ $# -le 1 ]; then
     for e in "${entries[@]}"; do grade_one "$e" "$out"; done

@@ -434,6 +434,11 @@ START_TEST(test_local_batch)
                      0);
     expect_statuses(out);
 
+    /* the build cache: one entry per distinct file that built (alice's
+     * eight copies are one; carol's cuBLAS call builds; bob's compile
+     * error is not kept) */
+    ck_assert_int_eq(sh("test $(ls %s/cache | wc -l) = 2", out), 0);
+
     /* a second run grades nothing again */
     ck_assert_int_eq(sh(QUICK_CLASS
                         "make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
@@ -475,6 +480,16 @@ START_TEST(test_local_batch)
                      0);
     ck_assert_int_eq(
         sh("test $(grep -c ^done %s/run4.log) = %d", dir, N_SUBMISSIONS), 0);
+    /* (built from the cache: nothing new in it; a file changed by one
+     * byte is a new entry, its log its own) */
+    ck_assert_int_eq(sh("test $(ls %s/cache | wc -l) = 2", out), 0);
+    ck_assert_int_eq(
+        sh("echo \"// v2\" >> \"%s/john smith.cu\" && " QUICK_CLASS
+           "FORCE=1 make -s grade-class LAB=01 SUBMISSIONS=%s OUT=%s "
+           "> %s/run4b.log 2>&1 && test $(ls %s/cache | wc -l) = "
+           "3 && grep -q \"^done   john smith\" %s/run4b.log",
+           subs, subs, out, dir, out, dir),
+        0);
     /* two GPU queues (GPUS="0 1"): every submission once, split between
      * them, and one gradebook (here the GPUs may not exist: the queues,
      * the split and the collection are what is tested) */
