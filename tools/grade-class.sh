@@ -552,6 +552,9 @@ case ${1:-} in
     SEED=${SEED:-$(cat "$out/seed" 2>/dev/null || echo 1)}
     key=$(sed -n "$((n + 1))p" "$out/entries/list")
     [ -n "$key" ] || { echo "grade-class: no submission $n in $out/entries/list" >&2; exit 2; }
+    # (the build cache is the batch's: shared by the array's tasks)
+    mkdir -p "$out/cache"
+    BUILD_RECIPE=$(build_recipe)
     grade_one "$key" "$out"
     exit 0
     ;;

@@ -1484,10 +1484,15 @@ START_TEST(test_slurm_batch)
     r = row(out0, "bob");
     ck_assert_msg(strstr(r, ",0.00,15.00,") && strstr(r, ",compile-error,"),
                   "%s", r);
-    /* one task per submission ran */
+    /* one task per submission ran, and the tasks shared the batch's
+     * build cache (alice's copies and carol's file: two entries) */
     ck_assert_int_eq(
         sh("test $(ls %s/logs/slurm-*_*.out | wc -l) = %d", out, N_SUBMISSIONS),
         0);
+    ck_assert_int_eq(sh("test $(ls %s/cache | wc -l) = 2 && ! grep -l "
+                        "\"unbound variable\" %s/logs/slurm-*",
+                        out, out),
+                     0);
     sh("rm -rf %s", dir);
 }
 END_TEST
