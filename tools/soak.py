@@ -337,7 +337,10 @@ def main():
                     "by a deadline without favouring the first labs)")
     ap.add_argument("--out", default=os.environ.get("SOAK_OUT",
                                                     "build/soak"))
-    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    # the tree make builds into: BUILD, or build/sanitize under SANITIZE=1
+    # (what make exports to the tests of make SANITIZE=1 test)
+    ap.add_argument("--build", default=os.environ.get("BUILD") or (
+        "build/sanitize" if os.environ.get("SANITIZE") == "1" else "build"))
     ap.add_argument("--grade", default=None)
     ap.add_argument("--labs", default="01,02,03,04,05,06")
     ap.add_argument("--deadline", type=float, default=0,

@@ -25,6 +25,35 @@
 #define CL_VERSION "unknown" /* the build passes VERSION's contents */
 #endif
 
+/* the library make built for @p lab beside this grader: BUILD/bin/grade
+ * grades BUILD/VARIANT/NN-name.so (build/, or build/sanitize/ under
+ * SANITIZE=1), said relative to the working directory when it lies under
+ * it */
+static void default_lib(char *buf, size_t len, const char *variant,
+                        const struct cl_lab *lab)
+{
+    char exe[4096], cwd[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = NULL;
+    if (n > 0) {
+        exe[n] = '\0';
+        slash = strrchr(exe, '/'); /* BUILD/bin */
+        if (slash)
+            *slash = '\0';
+        slash = strrchr(exe, '/'); /* BUILD */
+    }
+    if (!slash) {
+        snprintf(buf, len, "build/%s/%s-%s.so", variant, lab->id, lab->slug);
+        return;
+    }
+    *slash = '\0';
+    const char *dir = exe;
+    size_t c = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    if (c && strncmp(exe, cwd, c) == 0 && exe[c] == '/')
+        dir = exe + c + 1;
+    snprintf(buf, len, "%s/%s/%s-%s.so", dir, variant, lab->id, lab->slug);
+}
+
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
@@ -443,10 +472,9 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                 json, why_json);
         return CL_EXIT_USAGE;
     }
-    char lib[1024], src[1024];
+    char lib[4400], src[1024];
     if (!o.lib_path) {
-        snprintf(lib, sizeof lib, "build/%s/%s-%s.so",
-                 solution ? "solution" : "student", lab->id, lab->slug);
+        default_lib(lib, sizeof lib, solution ? "solution" : "student", lab);
         o.lib_path = lib;
     }
     if (!source && !solution) {
