@@ -128,3 +128,16 @@ int cl_write_full(int fd, const void *p, size_t n)
     }
     return 0;
 }
+
+const char *cl_self_dir(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    return buf;
+}

@@ -31,6 +31,10 @@ int cl_write_full(int fd, const void *p, size_t n);
 /** Create @p dir and its parents (like mkdir -p); 0 on success. */
 int cl_mkdirs(const char *dir);
 
+/** The folder that holds the running program (build/bin for the grader),
+ *  into @p buf; NULL when /proc/self/exe cannot be read. */
+const char *cl_self_dir(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

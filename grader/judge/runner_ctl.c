@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "judge/runner_ctl.h"
 
+#include "fileio.h"
 #include "judge/device.h"
 #include "now.h"
 
@@ -74,18 +75,6 @@ static void relay(int fd, void *ctx)
         }
         rn->relayed += (size_t)n;
     }
-}
-
-static const char *self_dir(char *buf, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    if (n <= 0)
-        return ".";
-    buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
-    return buf;
 }
 
 /* the environment a runner gets: nothing but what CUDA and the ladders
@@ -165,7 +154,8 @@ int cl_runner_spawn(struct cl_runner *rn, const struct cl_runner_spec *sp,
         snprintf(exe, exe_len, "%s", sp->exe);
     else {
         /* beside us (build/bin), or beside the test programs' bin */
-        self_dir(dir, sizeof dir);
+        if (!cl_self_dir(dir, sizeof dir))
+            snprintf(dir, sizeof dir, ".");
         snprintf(exe, exe_len, "%s/cl-runner", dir);
         if (access(exe, X_OK) != 0)
             snprintf(exe, exe_len, "%s/../bin/cl-runner", dir);

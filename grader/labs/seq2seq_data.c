@@ -33,14 +33,8 @@ const char *cl_s2s_data_dir(char *buf, size_t len)
         return buf;
     /* a tree moved since it was built: beside build/bin/grade */
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (cl_self_dir(exe, sizeof exe))
         snprintf(buf, len, "%s/../../%s", exe, DATA_SUBDIR);
-    }
     return buf;
 }
 
@@ -127,7 +121,7 @@ static int read_model(struct cl_lab_data *d, char *err, size_t len)
     }
     /* the vocabularies belong to the model: their digests are in it */
     const char *names[2] = {"src.vocab", "tgt.vocab"};
-    char(*keep[2])[CL_SHA256_HEX] = {&d->src.sealed, &d->tgt.sealed};
+    struct s2s_vocab *keep[2] = {&d->src, &d->tgt};
     for (int i = 0; i < 2; i++) {
         char key[64];
         snprintf(key, sizeof key, FILE_DIGEST "%s", names[i]);
@@ -141,7 +135,7 @@ static int read_model(struct cl_lab_data *d, char *err, size_t len)
                      path, names[i], key, names[i]);
             goto bad;
         }
-        memcpy(*keep[i], hex, CL_SHA256_HEX);
+        memcpy(keep[i]->sealed, hex, CL_SHA256_HEX);
     }
     d->v_src = vs;
     d->v_tgt = vt;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "parent/cli.h"
 
+#include "fileio.h"
 #include "judge/judge.h"
 
 #include "parent/engine.h"
@@ -33,16 +34,8 @@ static void default_lib(char *buf, size_t len, const char *variant,
                         const struct cl_lab *lab)
 {
     char exe[4096], cwd[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = NULL;
-    if (n > 0) {
-        exe[n] = '\0';
-        slash = strrchr(exe, '/'); /* BUILD/bin */
-        if (slash)
-            *slash = '\0';
-        slash = strrchr(exe, '/'); /* BUILD */
-    }
-    if (!slash) {
+    char *slash = cl_self_dir(exe, sizeof exe) ? strrchr(exe, '/') : NULL;
+    if (!slash) { /* (exe is BUILD/bin: slash ends BUILD) */
         snprintf(buf, len, "build/%s/%s-%s.so", variant, lab->id, lab->slug);
         return;
     }
