@@ -21,7 +21,7 @@
 #                                     # SOAK_TOTAL=N instead grades each
 #                                     # until $SOAK_OUT holds N of it
 #     bash tools/gpu-check.sh boundary  # the runner's mount namespace on
-#                                     # every reference (CL_RUNNER_JAIL=1),
+#                                     # every reference (the default),
 #                                     # the confined build on a course
 #                                     # file, one soak round (the frame)
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
@@ -71,14 +71,14 @@ if [ "$phase" = soak ]; then
 fi
 if [ "$phase" = boundary ]; then
     # what only the GPU host can show of the trust boundary: a reference
-    # under the runner's own mount namespace (CL_RUNNER_JAIL=1), quick
+    # under the runner's own mount namespace (the default), quick
     # cases and one speed case each; the confined build refusing a course
     # file on a real lab; the references' frame before the load against
     # their events (one round of the soak: timing.tsv)
     for id in 01 02 03 04 05 06; do
         read -r _ slug _ < <("$grade" "$id" --which)
         speed=$("$grade" "$id" --list | awk '$2 == "speed" { print $1; exit }')
-        step "jail-$id" env CL_RUNNER_JAIL=1 "$grade" "$id" --solution \
+        step "jail-$id" "$grade" "$id" --solution \
             --no-color --seed 1 --quick --case "$speed" \
             $("$grade" "$id" --list | awk '$5 == "(quick)" { printf "--case %s ", $1 }')
         grep -E '^  sandbox:|^score|^  [a-zA-Z0-9:^=,-]+ +(pass|wrong|crash|forbidden|cuda-error|timeout|internal-error)' \

@@ -104,6 +104,8 @@ def grade_once(grade, build, lab, who, lib, seed, gpu=None):
         except (OSError, ValueError):
             row["false"] = "no results.json (exit %d)" % p.returncode
             return row
+        # the runner's sandbox steps, as the report states them
+        row["sandbox"] = d.get("extra_data", {}).get("sandbox", "")
         row["score"] = d.get("score", 0.0)
         row["max"] = d.get("max_score", 0.0)
         cases = d.get("extra_data", {}).get("cases", [])
@@ -165,6 +167,7 @@ def append_hostile(out, lab, fixture, row):
     verdict, why = hostile_verdict(lab, fixture, row)
     path = os.path.join(out, "hostile.tsv")
     new = not os.path.exists(path)
+    append_sandbox(out, row)
     vals = dict(row, fixture=fixture, verdict=verdict, why=why)
     with open(path, "a") as f:
         if new:
@@ -174,7 +177,20 @@ def append_hostile(out, lab, fixture, row):
     return verdict, why
 
 
+def append_sandbox(out, row):
+    """the sandbox line of every grading (sandbox.tsv): which steps the
+    runners took on this host, the mount namespace among them"""
+    path = os.path.join(out, "sandbox.tsv")
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("lab\twho\tseed\tsandbox\n")
+        f.write("\t".join(str(row.get(k, "")).replace("\t", " ")
+                          for k in ("lab", "who", "seed", "sandbox")) + "\n")
+
+
 def append(out, row):
+    append_sandbox(out, row)
     path = os.path.join(out, "soak.tsv")
     new = not os.path.exists(path)
     with open(path, "a") as f:
@@ -275,6 +291,16 @@ def summary(out):
              "%d caught, %d no gain |" % (
                  len({(r["lab"], r["fixture"]) for r in hrows}), len(hrows),
                  fooled, pct(fooled, len(hrows)), caught, nogain)]
+    srows = read_tsv(os.path.join(out, "sandbox.tsv"))
+    if srows:
+        seen = {}
+        for r in srows:
+            seen[r.get("sandbox", "")] = seen.get(r.get("sandbox", ""), 0) + 1
+        rates.append("")
+        rates.append("| the runners' sandbox line | gradings |")
+        rates.append("|---|---|")
+        rates += ["| %s | %d |" % (line or "(none)", k)
+                  for line, k in sorted(seen.items(), key=lambda x: -x[1])]
     rtext = "\n".join(rates) + "\n"
     with open(os.path.join(out, "rates.md"), "w") as f:
         f.write(rtext)

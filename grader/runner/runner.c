@@ -461,7 +461,7 @@ static int start_cuda(struct cl_hello *h)
 int main(int argc, char **argv)
 {
     struct cl_sandbox_opts so = {1, 65534, 65534, 600, 0, 0};
-    int jail = -1; /* --jail, --no-jail; else the CPU lab's only */
+    int jail = -1; /* --jail, --no-jail; else on */
     R.trace = 1;
     R.strict = 1;
     const char *lab = argc > 1 ? argv[1] : "";
@@ -504,10 +504,10 @@ int main(int argc, char **argv)
     so.enabled = !R.tool;
     if (!R.gpu)
         so.as_bytes = CPU_LAB_AS;
-    /* a mount namespace of its own: the CPU lab's runner always; a GPU
-     * lab's when the judge asks (CL_RUNNER_JAIL=1: not yet the default
-     * there, where the driver's start inside one is still to be proven) */
-    so.jail = !R.census && (jail >= 0 ? jail : !R.gpu);
+    /* a mount namespace of its own, for every lab's runner unless the
+     * judge says --no-jail (CL_RUNNER_JAIL=0); never for the census, which
+     * lists what the runner does unconfined */
+    so.jail = !R.census && jail != 0;
     if (R.tool)
         R.trace = 0;
     close_range(CL_SUBMIT_FD + 1, ~0u, 0);

@@ -11,9 +11,11 @@
 #include "labs/labs.h"
 
 #include <check.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +74,45 @@ static inline enum cl_exit grade(const char *lib, const char *cases,
     return grade_lab("01", lib, cases, timeout);
 }
 
+/* whether this host lets a process make a mount namespace of its own, as
+ * the runner does (root, or an unprivileged user namespace), tried in a
+ * child: a container that refuses both runs the runner without one */
+static inline int jail_possible(void)
+{
+    pid_t p = fork();
+    if (p == 0) {
+        int user = geteuid() != 0;
+        _exit(unshare(CLONE_NEWNS | (user ? CLONE_NEWUSER : 0)) == 0 &&
+                      (user || (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE,
+                                      NULL) == 0 &&
+                                mount("probe", "/tmp", "tmpfs", MS_NOSUID,
+                                      "size=1m") == 0))
+                  ? 0
+                  : 1);
+    }
+    int st = 0;
+    return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) &&
+           WEXITSTATUS(st) == 0;
+}
+
+/* the last grade's runners had their own mount namespace wherever the
+ * host allows one (the default for every lab: CL_RUNNER_JAIL=0 is the
+ * only way out), with the GPU's driver started inside it */
+static inline void expect_jail(void)
+{
+    if (getenv("CL_RUNNER_JAIL") && !strcmp(getenv("CL_RUNNER_JAIL"), "0"))
+        return;
+    if (!jail_possible()) {
+        printf("note: this host refuses a mount namespace: the runner ran "
+               "without one\n");
+        return;
+    }
+    ck_assert_msg(g.sandbox & CL_SBX_JAIL,
+                  "%s: the runner had no mount namespace of its own "
+                  "(sandbox bits 0x%x)",
+                  g.lab->id, (unsigned)g.sandbox);
+}
+
 /* every correctness check of @p cases passed and every speed case among
  * them was timed (in a handout tree, with no solutions/, there is nothing
  * to check) */
@@ -85,6 +126,7 @@ static inline void expect_solution(const char *lab, const char *lib,
     ck_assert_int_eq(grade_lab(lab, lib, cases, 0), CL_EXIT_OK);
     ck_assert_int_eq(g.all_correct, 1);
     ck_assert_double_eq(g.correct_score, g.correct_max);
+    expect_jail();
     for (int k = 0; k < g.n; k++) {
         const struct cl_result *r = &g.r[k];
         if (g.lab->cases[r->index].kind != CL_CASE_SPEED)

@@ -650,12 +650,17 @@ START_TEST(test_interrupted_batch_resumes)
     put(subs, "carol.c", sub_right);
     put(dir, "slow.json",
         "{\"name\": \"slow\", \"labs\": {\"00\": {\"timeout_s\": 60}}}\n");
-    /* ^C once bob's grade is under way (alice done, bob built) */
+    /* ^C once bob's grade is under way: alice done, and bob's grade has
+     * forked its judge (three processes name bob's library: timeout, the
+     * grade, its judge), so the grade catches the signal; a ^C while the
+     * grade is still loading its libraries kills it before it can write
+     * anything, and bob is graded again all the same */
     const char *run =
         "cd %s && (timeout -s INT --preserve-status 300 env "
         "POLICY=$PWD/slow.json "
         "%s make -s -C %s grade-class LAB=00 SUBMISSIONS=%s OUT=%s > "
-        "%s.log 2>&1 & p=$!; i=0; until grep -q '%s' %s.log || [ $i -ge 240 "
+        "%s.log 2>&1 & p=$!; i=0; until grep -q '%s' %s.log && [ $(pgrep -c "
+        "-f '[w]ork/bob-[0-9a-f]*/lab[.]so') -ge 3 ] || [ $i -ge 240 "
         "]; do sleep 0.5; i=$((i + 1)); done; sleep 2; t=$(date +%%s); kill "
         "-INT $p; wait $p; echo $? > %s.rc; echo $(( $(date +%%s) - t )) > "
         "%s.secs)";

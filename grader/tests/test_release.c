@@ -1235,6 +1235,15 @@ START_TEST(test_soak_resumes_to_a_total)
         ck_assert_int_eq(sh("test $(wc -l < %s/soak.tsv) = 2", dir), 0);
     }
     ck_assert_int_eq(sh("grep -q '^00\treference\t' %s/soak.tsv", dir), 0);
+    /* each grading's sandbox line, as its results.json states it, and the
+     * summary's count of each line */
+    ck_assert_int_eq(sh("test $(wc -l < %s/sandbox.tsv) = 2", dir), 0);
+    ck_assert_int_eq(sh("grep -q '^00\treference\t[0-9]*\tsandbox: own "
+                        "session' %s/sandbox.tsv",
+                        dir),
+                     0);
+    ck_assert_int_eq(
+        sh("grep -q '^| sandbox: own session.* | 1 |$' %s/run1.log", dir), 0);
     /* GPUS: the rest graded side by side, one queue, each line naming
      * the GPU that graded it (the CPU lab ignores the name) */
     int rc = sh("python3 tools/soak.py --labs 00 --total 3 --gpus 'x y' "
