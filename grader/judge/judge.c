@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the pipe protocol between the parent and the judge ------------------ */
@@ -40,11 +41,30 @@ struct cmd {
 #define STOP_WAIT_S     10.0  /* the judge's clean-up at the end */
 
 static volatile sig_atomic_t g_interrupt;
+static struct timespec g_interrupt_at; /* when the first one came */
+
+/* The same stop often arrives twice at once: timeout(1), told to stop,
+ * signals its command and then the command's process group, which holds
+ * the command too (grade-class runs each grade so). A repeat within
+ * REPEAT_S of the first is that echo; a later one (a second Ctrl-C) ends
+ * the process as usual. */
+#define REPEAT_S 0.5
 
 static void on_interrupt(int sig)
 {
-    g_interrupt = sig;
-    signal(sig, SIG_DFL); /* a second one ends the process as usual */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!g_interrupt) {
+        g_interrupt_at = now;
+        g_interrupt = sig;
+        return;
+    }
+    double since = (double)(now.tv_sec - g_interrupt_at.tv_sec) +
+                   1e-9 * (double)(now.tv_nsec - g_interrupt_at.tv_nsec);
+    if (since < REPEAT_S)
+        return;
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 void cl_judge_catch_interrupts(void)
@@ -54,7 +74,7 @@ void cl_judge_catch_interrupts(void)
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_interrupt;
-        sigemptyset(&sa.sa_mask);
+        sigfillset(&sa.sa_mask);       /* one handler at a time */
         sigaction(sigs[i], &sa, NULL); /* no SA_RESTART: a wait ends */
     }
 }

@@ -76,7 +76,9 @@ void cl_judge_stop(struct cl_judge *w);
 
 /**
  * Catch SIGINT and SIGTERM (once: a second one ends the process as
- * usual) and SIGHUP: the signal is noted, and a wait for the judge in
+ * usual, unless it comes within half a second of the first, the same stop
+ * sent twice as timeout(1) sends it, to its command and to the group the
+ * command is in) and SIGHUP: the signal is noted, and a wait for the judge in
  * cl_judge_start() or cl_judge_case() gives up, the judge (and with it
  * the runner) is ended, and the case reads CL_ST_NOT_RUN, "interrupted".
  * The judge itself ignores a terminal's SIGINT: the parent decides.

@@ -3,6 +3,9 @@
 #
 #     run-suites.sh [-j N] SUITE... [-- SUITE...]
 #
+# A SUITE is a test program, or PROGRAM@CASE: that program's Check case
+# CASE alone (CK_RUN_CASE), named "test_x@CASE", so that a long program
+# runs as several suites side by side (a CASE that runs no test fails).
 # The suites before "--" assert no time measured on a GPU (they may use
 # one, for correctness): they may run N at a time (default: one per four
 # cores, so one at a time below eight cores), started in the order given
@@ -33,15 +36,16 @@ trap 'rm -rf "$tmp"' EXIT
 t_all=$(date +%s)
 
 run_one() { # run_one SUITE: its output, exit code and seconds into $tmp
-    local name t0 rc
+    local name t0 rc prog=${1%@*} vars=()
     name=$(basename "$1")
+    # (set only for one case: an empty CK_RUN_CASE would run none)
+    [ "$prog" = "$1" ] || vars+=("CK_RUN_CASE=${1##*@}")
     t0=$(date +%s)
     if [ -n "${CL_TEST_LOG_DIR:-}" ]; then
         mkdir -p "$CL_TEST_LOG_DIR"
-        CK_XML_LOG_FILE_NAME="$CL_TEST_LOG_DIR/$name.xml" "$1" > "$tmp/$name.out" 2>&1
-    else
-        "$1" > "$tmp/$name.out" 2>&1
+        vars+=("CK_XML_LOG_FILE_NAME=$CL_TEST_LOG_DIR/$name.xml")
     fi
+    env ${vars[@]+"${vars[@]}"} "$prog" > "$tmp/$name.out" 2>&1
     rc=$?
     echo "$rc $(($(date +%s) - t0))" > "$tmp/$name.end"
 }
@@ -62,6 +66,13 @@ report() { # report SUITE: print its output and add up its totals
     fi
     # shellcheck disable=SC2086
     set -- ${line#cl-suite: }
+    if [ "$1$2$3" = 000 ] && [ "${name%@*}" != "$name" ]; then
+        # a case that ran nothing: a name that is not the program's
+        echo "== $name: no test ran: no Check case '${name##*@}' in ${name%@*}?"
+        failed=$((failed + 1))
+        status=1
+        return
+    fi
     echo "== $name: $1 passed, $2 failed, $3 skipped in $secs s"
     passed=$((passed + $1))
     failed=$((failed + $2))

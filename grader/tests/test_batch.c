@@ -1502,42 +1502,52 @@ START_TEST(test_slurm_batch)
 }
 END_TEST
 
+/* Three Check cases of about a minute and a half each on the CPU
+ * machine, which make test runs as three suites side by side on a machine
+ * of many cores (run-suites.sh: test_batch@classes, CK_RUN_CASE); the
+ * Slurm batch, where this host lacks it, is counted skipped by the case
+ * that holds it. */
 int main(void)
 {
     Suite *s = suite_create("batch");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 1200);
-    tcase_add_test(core, test_gradebook_from_results);
-    tcase_add_test(core, test_gradebook_cells_are_never_formulas);
-    tcase_add_test(core, test_batch_build_is_confined);
-    tcase_add_test(core, test_gpu_lab_build_is_confined);
-    tcase_add_test(core, test_local_batch);
-    tcase_add_test(core, test_over_limit_is_a_compile_error);
-    tcase_add_test(core, test_canvas_export);
-    tcase_add_test(core, test_batch_policy_and_mixed_entries);
-    tcase_add_test(core, test_quick_rehearsal);
-    tcase_add_test(core, test_gradescope_export);
-    tcase_add_test(core, test_autograder);
-    suite_add_tcase(s, core);
-    TCase *slurmcase = tcase_create("short");
-    tcase_set_timeout(slurmcase, 1200);
-    tcase_add_test(slurmcase, test_slurm_cpus_fit_the_partition);
-    tcase_add_test(slurmcase, test_batch_refuses_empty_and_nested);
-    tcase_add_test(slurmcase, test_collect_keeps_the_batch_policy);
-    tcase_add_test(slurmcase, test_rehearsal_rows_agree);
+    /* whole classes: mixed entries and a course policy, a rehearsal */
+    TCase *classes = tcase_create("classes");
+    tcase_set_timeout(classes, 1200);
+    tcase_add_test(classes, test_batch_policy_and_mixed_entries);
+    tcase_add_test(classes, test_quick_rehearsal);
+    tcase_add_test(classes, test_gradebook_from_results);
+    tcase_add_test(classes, test_gradebook_cells_are_never_formulas);
+    suite_add_tcase(s, classes);
+    /* the build's confinement, a local batch, the LMS files */
+    TCase *exports = tcase_create("exports");
+    tcase_set_timeout(exports, 1200);
+    tcase_add_test(exports, test_batch_build_is_confined);
+    tcase_add_test(exports, test_gpu_lab_build_is_confined);
+    tcase_add_test(exports, test_local_batch);
+    tcase_add_test(exports, test_over_limit_is_a_compile_error);
+    tcase_add_test(exports, test_canvas_export);
+    tcase_add_test(exports, test_gradescope_export);
+    tcase_add_test(exports, test_autograder);
+    suite_add_tcase(s, exports);
+    /* Slurm, refusals, and a Ctrl-C */
+    TCase *shortcase = tcase_create("short");
+    tcase_set_timeout(shortcase, 1200);
+    tcase_add_test(shortcase, test_slurm_cpus_fit_the_partition);
+    tcase_add_test(shortcase, test_batch_refuses_empty_and_nested);
+    tcase_add_test(shortcase, test_collect_keeps_the_batch_policy);
+    tcase_add_test(shortcase, test_rehearsal_rows_agree);
+    tcase_add_test(shortcase, test_interrupted_batch_resumes);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm) {
-        tcase_add_test(slurmcase, test_slurm_batch);
+        tcase_add_test(shortcase, test_slurm_batch);
         /* in the parent, whatever became of the test: no daemon left */
-        tcase_add_unchecked_fixture(slurmcase, NULL, slurm_stop);
+        tcase_add_unchecked_fixture(shortcase, NULL, slurm_stop);
     }
-    suite_add_tcase(s, slurmcase);
-    TCase *interrupt = tcase_create("interrupt");
-    tcase_set_timeout(interrupt, 600);
-    tcase_add_test(interrupt, test_interrupted_batch_resumes);
-    suite_add_tcase(s, interrupt);
-    return cl_suite_run(s, !slurm,
+    suite_add_tcase(s, shortcase);
+    const char *only = getenv("CK_RUN_CASE");
+    int counts_slurm = !only || !strcmp(only, "short");
+    return cl_suite_run(s, !slurm && counts_slurm,
                         "the Slurm batch needs root and Slurm (bash "
                         "grader/tests/slurm-cluster.sh install)");
 }

@@ -746,6 +746,32 @@ START_TEST(test_interrupt_keeps_what_was_done)
 }
 END_TEST
 
+/* The same stop sent twice at once, as timeout(1) sends it (to the grade,
+ * then to the process group the grade is in): one interruption, not a
+ * second Ctrl-C that kills the grade before it writes what it did. */
+START_TEST(test_interrupt_sent_twice_at_once)
+{
+    char dir[] = "/tmp/cl-int2-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int run = 0; run < 3; run++) {
+        ck_assert_int_eq(
+            sh("rm -f %s/r.json; timeout -s INT --preserve-status 4 "
+               "" CL_BUILD_DIR "/bin/grade 00 --lib " HANG_BIG " -t 60 "
+               "--seed 1 --no-color --json %s/r.json > %s/out.txt 2>&1; "
+               "echo $? > %s/rc",
+               dir, dir, dir, dir),
+            0);
+        ck_assert_int_eq(sh("test \"$(cat %s/rc)\" = 130", dir), 0);
+        ck_assert_int_eq(sh("grep -q '^interrupted: 1 of 4 cases graded' "
+                            "%s/out.txt && grep -Eq '\"incomplete\":"
+                            "[[:space:]]*true' %s/r.json",
+                            dir, dir),
+                         0);
+    }
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* --json into a directory that is not there: exit 2 before anything runs
  * (no report, no file). */
 START_TEST(test_json_dir_missing)
@@ -851,6 +877,7 @@ static Suite *cli_suite(void)
     tcase_add_test(runs, test_seed_reproducible);
     tcase_add_test(runs, test_repeated_hangs_stop_the_run);
     tcase_add_test(runs, test_interrupt_keeps_what_was_done);
+    tcase_add_test(runs, test_interrupt_sent_twice_at_once);
     tcase_add_test(runs, test_policy_file);
     tcase_add_test(runs, test_classroom_result);
     suite_add_tcase(s, runs);

@@ -1257,6 +1257,39 @@ START_TEST(test_soak_resumes_to_a_total)
 }
 END_TEST
 
+/* make test's runner: a program's Check cases as suites of their own
+ * (PROGRAM@CASE, side by side), which add up to the whole program */
+START_TEST(test_suites_run_by_case)
+{
+    char dir[] = "/tmp/cl-suites-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(sh("bash grader/tests/run-suites.sh -j 2 "
+                        "" CL_BUILD_DIR "/tests/test_measure@core "
+                        "" CL_BUILD_DIR "/tests/test_measure@limits -- "
+                        "" CL_BUILD_DIR "/tests/test_measure > %s/log 2>&1",
+                        dir),
+                     0);
+    ck_assert_int_eq(
+        sh("cd %s && grep -q '^== test_measure@core: 5 passed, 0 failed' log "
+           "&& grep -q '^== test_measure@limits: 1 passed, 0 failed' log && "
+           "grep -q '^== test_measure: 6 passed, 0 failed' log && grep -q "
+           "'^tests: 12 passed, 0 failed, 0 skipped in ' log",
+           dir),
+        0);
+    /* a case the program lacks (a renamed one) ran nothing: a failure */
+    ck_assert_int_eq(sh("bash grader/tests/run-suites.sh " CL_BUILD_DIR
+                        "/tests/test_measure@none > %s/none 2>&1",
+                        dir),
+                     1);
+    ck_assert_int_eq(sh("grep -q \"^== test_measure@none: no test ran: no "
+                        "Check case 'none' in test_measure\" %s/none && "
+                        "grep -q '^tests: 0 passed, 1 failed' %s/none",
+                        dir, dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("release");
@@ -1277,6 +1310,7 @@ int main(void)
     tcase_add_test(core, test_readmes_match_ladders);
     tcase_add_test(core, test_hosted_gpu_notebook);
     tcase_add_test(core, test_soak_resumes_to_a_total);
+    tcase_add_test(core, test_suites_run_by_case);
     suite_add_tcase(s, core);
     return cl_suite_run(s, 0, NULL);
 }
