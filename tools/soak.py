@@ -40,6 +40,7 @@ names the GPU.
                           [--no-honest] [--gpus 0,1] [--summary]
 """
 import argparse
+import collections
 import json
 import os
 import random
@@ -293,14 +294,10 @@ def summary(out):
                  fooled, pct(fooled, len(hrows)), caught, nogain)]
     srows = read_tsv(os.path.join(out, "sandbox.tsv"))
     if srows:
-        seen = {}
-        for r in srows:
-            seen[r.get("sandbox", "")] = seen.get(r.get("sandbox", ""), 0) + 1
-        rates.append("")
-        rates.append("| the runners' sandbox line | gradings |")
-        rates.append("|---|---|")
+        seen = collections.Counter(r.get("sandbox", "") for r in srows)
+        rates += ["", "| the runners' sandbox line | gradings |", "|---|---|"]
         rates += ["| %s | %d |" % (line or "(none)", k)
-                  for line, k in sorted(seen.items(), key=lambda x: -x[1])]
+                  for line, k in seen.most_common()]
     rtext = "\n".join(rates) + "\n"
     with open(os.path.join(out, "rates.md"), "w") as f:
         f.write(rtext)

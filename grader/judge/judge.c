@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- the pipe protocol between the parent and the judge ------------------ */
@@ -41,7 +40,7 @@ struct cmd {
 #define STOP_WAIT_S     10.0  /* the judge's clean-up at the end */
 
 static volatile sig_atomic_t g_interrupt;
-static struct timespec g_interrupt_at; /* when the first one came */
+static double g_interrupt_at; /* when the first one came (cl_now_s) */
 
 /* The same stop often arrives twice at once: timeout(1), told to stop,
  * signals its command and then the command's process group, which holds
@@ -52,16 +51,13 @@ static struct timespec g_interrupt_at; /* when the first one came */
 
 static void on_interrupt(int sig)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    double now = cl_now_s(); /* (clock_gettime: safe in a handler) */
     if (!g_interrupt) {
         g_interrupt_at = now;
         g_interrupt = sig;
         return;
     }
-    double since = (double)(now.tv_sec - g_interrupt_at.tv_sec) +
-                   1e-9 * (double)(now.tv_nsec - g_interrupt_at.tv_nsec);
-    if (since < REPEAT_S)
+    if (now - g_interrupt_at < REPEAT_S)
         return;
     signal(sig, SIG_DFL);
     raise(sig);
