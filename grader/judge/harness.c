@@ -10,6 +10,7 @@
 #include "judge/judge_gpu.h"
 #include "judge/measure.h"
 #include "judge/trace.h"
+#include "now.h"
 #include "protocol/gate.h"
 #include "rng.h"
 #include "stats.h"
@@ -285,6 +286,17 @@ static void write_inputs(struct case_run *k, int call)
  * the events; the check that stops the judge's clock. For a maintainer
  * who asks why `judged` and the events differ on a host. */
 enum {
+    PH_START,
+    PH_FRAMES,
+    PH_LOAD,
+    PH_CHECKS,
+    PH_WARMUPS,
+    PH_TIMED,
+    PH_LOADED,
+    PH_END,
+    PH_N
+};
+enum {
     D_JUDGE,
     D_GATE,
     D_RETURNED,
@@ -298,7 +310,29 @@ enum {
 static struct {
     int on;
     struct cl_series s[2][D_N]; /* [0]: frames before the load, [1]: calls */
+    double phase_s[PH_N];       /* seconds of each phase of one look */
+    int calls[PH_N];            /* calls made in it */
+    double mark;                /* when the current phase began */
+    double cpu_s;               /* of all that, the CPU reference checks */
+    int cpu_n;
 } detail;
+
+/* the phases of a look, in order, for the phase line of CL_TIMING_DETAIL:
+ * where a case's seconds go on the host (a large case's CPU checks, its
+ * runner's start) */
+static const char *const phase_name[PH_N] = {
+    "runner start", "frames",      "load",          "check calls",
+    "warm-ups",     "timed calls", "loaded frames", "end"};
+
+/* the phase that ended now: its seconds counted, the next one begun */
+static void detail_phase(int ph)
+{
+    if (!detail.on)
+        return;
+    double now = cl_now_s();
+    detail.phase_s[ph] += now - detail.mark;
+    detail.mark = now;
+}
 
 static void detail_push(int call, const struct cl_runner *rn,
                         const struct cl_reply *rep,
@@ -318,6 +352,11 @@ static void detail_start(void)
 {
     const char *on = getenv("CL_TIMING_DETAIL");
     detail.on = on && *on && strcmp(on, "0") != 0;
+    memset(detail.phase_s, 0, sizeof detail.phase_s);
+    memset(detail.calls, 0, sizeof detail.calls);
+    detail.cpu_s = 0;
+    detail.cpu_n = 0;
+    detail.mark = cl_now_s();
     for (int c = 0; c < 2 && detail.on; c++)
         for (int i = 0; i < D_N; i++) {
             if (!detail.s[c][i].cap)
@@ -343,6 +382,22 @@ static void detail_print(const struct case_run *k)
                 cl_series_median(&s[D_CHECK]), cl_series_median(&s[D_REPLY]),
                 cl_series_median(&s[D_LATE]), c ? "\n" : ";");
     }
+}
+
+/* the phase line: one per look of every case (a case that fails early
+ * shows where it stopped) */
+static void detail_phases(const struct case_run *k)
+{
+    if (!detail.on)
+        return;
+    detail_phase(PH_END);
+    fprintf(stderr, "timing phases %s %s:", k->lab->id, k->c->name);
+    for (int i = 0; i < PH_N; i++)
+        fprintf(stderr,
+                detail.calls[i] ? " %s %.2f s (%d calls)," : " %s %.2f s,",
+                phase_name[i], detail.phase_s[i], detail.calls[i]);
+    fprintf(stderr, " of which CPU reference checks %.2f s (%d)\n",
+            detail.cpu_s, detail.cpu_n);
 }
 
 /* whether the empty frames of @p k are prepared as its timed calls are
@@ -636,6 +691,7 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
 {
     int wrong = 0;
     if (cpu && k->lab->check) {
+        double t0 = detail.on ? cl_now_s() : 0;
         struct cl_check ck;
         cl_check_init(k, &ck, call, when, k->r);
         wrong = k->lab->check(&ck);
@@ -660,6 +716,10 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
                          strcmp(name, k->lab->baseline) ? name : "");
         }
         cl_case_forget_inputs(k);
+        if (detail.on) {
+            detail.cpu_s += cl_now_s() - t0;
+            detail.cpu_n++;
+        }
         if (wrong)
             return 1;
     }
@@ -785,9 +845,11 @@ static void time_case(struct case_run *k)
     for (int w = 0; w < WARMUPS; w++, call++) {
         struct call_plan p = {call, BASE_UNTIMED,       0,
                               1,    "during warm-up: ", NULL};
+        detail.calls[PH_WARMUPS]++;
         if (one_call(k, &p, &sh))
             goto out;
     }
+    detail_phase(PH_WARMUPS);
     int spots_left = SPOT_CHECKS, traces_left = TRACE_SPOTS;
     double total = 0;
     uint64_t dice = cl_private_random();
@@ -800,6 +862,7 @@ static void time_case(struct case_run *k)
         traces_left -= traced;
         struct call_plan p = {call,   BASE_TIMED,       spot && !k->has_state,
                               traced, "after timing: ", &k->ceil};
+        detail.calls[PH_TIMED]++;
         if (one_call(k, &p, &sh))
             goto out;
         for (int i = 0; i < CL_MAX_BASELINES; i++)
@@ -828,8 +891,11 @@ static void time_case(struct case_run *k)
     /* the scored time of each call: the judge's clock less the frame
      * clocked before the load, which the runner's report may lower by that
      * frame's noise at most */
+    detail_phase(PH_TIMED);
     struct cl_frame f = cl_frame_of(&k->frames);
-    if (loaded_frames(k))
+    int lost = loaded_frames(k);
+    detail_phase(PH_LOADED);
+    if (lost)
         goto out;
     struct cl_series scored = cl_series_make(cap), net = cl_series_make(cap);
     for (int i = 0; i < judged.n; i++) {
@@ -951,18 +1017,24 @@ static void case_once(const struct cl_lab *lab, int index,
     }
     int timing = o->timing && !o->profile;
     k.timing_case = timing;
-    int ok = !cl_case_resources(&k) && !start_runner(&k) &&
-             !share_buffers(&k, 0) && !dry_runs(&k) && !load_submission(&k) &&
-             !ask_workspace(&k);
+    int ok =
+        !cl_case_resources(&k) && !start_runner(&k) && !share_buffers(&k, 0);
+    detail_phase(PH_START);
+    ok = ok && !dry_runs(&k);
+    detail_phase(PH_FRAMES);
+    ok = ok && !load_submission(&k) && !ask_workspace(&k);
+    detail_phase(PH_LOAD);
     struct shot sh;
     memset(&sh, 0, sizeof sh);
     for (int call = 0; ok && call < k.plan.check_calls; call++) {
         int last = call == k.plan.check_calls - 1;
         struct call_plan p = {call, BASE_IF_PLANNED, last, 1, "", NULL};
+        detail.calls[PH_CHECKS]++;
         ok = !one_call(&k, &p, &sh);
         if (ok && last)
             ok = !cl_base_verify(&k, call, timing);
     }
+    detail_phase(PH_CHECKS);
     r->trace = sh.trace;
     if (ok && timing)
         time_case(&k);
@@ -984,6 +1056,7 @@ static void case_once(const struct cl_lab *lab, int index,
     cl_case_free_outputs(&k);
     cl_case_forget_inputs(&k);
     cl_series_free(&k.frames);
+    detail_phases(&k);
     if (cl_judge_gpu()) {
         cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {

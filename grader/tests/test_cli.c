@@ -575,7 +575,8 @@ END_TEST
 /* CL_TIMING_DETAIL=1: one line per timed case on stderr, the empty frames
  * before the load (4 warm-ups and 24) and the counted calls split by the
  * judge's clock, the runner's own and the events; each judge's clock
- * brackets the runner's, which brackets the events. (Without it, no line:
+ * brackets the runner's, which brackets the events; and one line per look
+ * of every case, its seconds phase by phase. (Without it, no line:
  * test_sandbox's speed_of().) */
 START_TEST(test_timing_detail)
 {
@@ -606,6 +607,29 @@ START_TEST(test_timing_detail)
      * CPU time after the reply (medians: to within a little) */
     ck_assert_msg(c[6] >= c[3] && c[6] <= c[0] && c[7] >= 0 && f[7] >= 0,
                   "%.300s", line);
+    /* and where the look's seconds went, phase by phase: the check call,
+     * the two warm-ups, every timed call (the counted ones and the two
+     * traced), and the CPU checks among them (the check call's and one or
+     * two picked at random) */
+    const char *ph = strstr(p.err, "timing phases 00 speed: ");
+    ck_assert_msg(ph != NULL, "%s", p.err);
+    double s[9];
+    int checks = 0, warm = 0, timed = 0, cpu = 0;
+    got = sscanf(ph,
+                 "timing phases 00 speed: runner start %lf s, frames %lf s, "
+                 "load %lf s, check calls %lf s (%d calls), warm-ups %lf s "
+                 "(%d calls), timed calls %lf s (%d calls), loaded frames %lf "
+                 "s, end %lf s, of which CPU reference checks %lf s (%d)",
+                 &s[0], &s[1], &s[2], &s[3], &checks, &s[4], &warm, &s[5],
+                 &timed, &s[6], &s[7], &s[8], &cpu);
+    ck_assert_msg(got == 13, "%.400s", ph);
+    ck_assert_int_eq(checks, 1);
+    ck_assert_int_eq(warm, 2);
+    ck_assert_int_eq(timed, nc + 2);
+    ck_assert_msg(cpu >= 2 && cpu <= 3, "%.400s", ph);
+    for (int i = 0; i < 9; i++)
+        ck_assert_msg(s[i] >= 0, "%.400s", ph);
+    ck_assert_msg(s[5] > 0 && s[8] <= s[3] + s[4] + s[5] + 0.01, "%.400s", ph);
     grade_proc_free(&p);
 }
 END_TEST
