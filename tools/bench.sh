@@ -4,7 +4,7 @@
 # go to $BENCH_DIR/labNN.csv (default build/bench), which `make plots`
 # draws. With SOLUTION=1, one run per rung of each ladder listed in
 # solutions/NN-*/LADDER: lines of "VARIABLE first last [GROUP]", where a
-# GROUP keeps only the cases named "GROUP:..." for that variable's rungs,
+# GROUP times that variable's rungs on the cases named "GROUP:..." alone,
 # and optional lines of 'name VARIABLE k "rung name"': the rung's label in
 # the CSV and the table (and the plots' legend); "VARIABLE=k" without one.
 # Without a GPU it says so and exits 3 (the grader's code), printing no
@@ -28,7 +28,8 @@ run() { # run LABEL [VAR=value]
     local label=$1; shift
     local said
     said=$(env "$@" "$grade" "$lab" $([ "$variant" = solution ] && echo --solution) \
-        ${POLICY:+--policy "$POLICY"} --bench --no-color --seed 1 --csv "$csv" --label "$label" 2>&1 >/dev/null)
+        ${POLICY:+--policy "$POLICY"} --bench --no-color --seed 1 --csv "$csv" --label "$label" \
+        "${only[@]}" 2>&1 >/dev/null)
     local rc=$?
     if [ $rc -eq 3 ]; then # nothing to time anywhere: say so once, and fail
         # the grader's own reason ("no NVIDIA driver or GPU found", ...)
@@ -43,6 +44,13 @@ run() { # run LABEL [VAR=value]
     fi
 }
 failed=0
+only=() # -c NAME for each case a rung of a GROUP is timed on
+
+# the timed cases (speed and bench) of GROUP, as the grader's -c options
+group_cases() {
+    "$grade" "$lab" --list 2>/dev/null |
+        awk -v g="$1:" '($2 == "speed" || $2 == "bench") && index($1, g) == 1 { print "-c"; print $1 }'
+}
 
 # keep only LABEL's rows whose case is in GROUP (case names "GROUP:...")
 only_group() {
@@ -62,6 +70,9 @@ if [ "$variant" = solution ] && [ -f solutions/"$lab"-*/LADDER ]; then
     done < "$ladder"
     while read -r var first last group; do
         [ -n "$var" ] && [ "$var" != name ] || continue
+        only=()
+        # a rung of one group is timed on that group's cases alone
+        [ -z "$group" ] || mapfile -t only < <(group_cases "$group")
         for k in $(seq "$first" "$last"); do
             label=${names["$var=$k"]:-$var=$k}
             run "$label" "$var=$k"

@@ -640,6 +640,8 @@ def grader_rows(grade, root, lab, seed, csv_path):
         os.remove(csv_path)
     cmd = [grade, lab, "--lib", lib, "--solution", "--bench", "--no-color",
            "--seed", str(seed), "--csv", csv_path]
+    for case, _ in SPEED_CASES[lab]:  # the speed cases alone, not the sweep
+        cmd += ["-c", case]
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
     if r.returncode > 1 or not os.path.exists(csv_path):
