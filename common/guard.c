@@ -1,7 +1,5 @@
-/* guard.c: guard-zone and poison logic (host) and the device buffer. */
+/* guard.c: guard-zone and poison logic, on host copies. */
 #include "guard.h"
-
-#include "errcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,59 +60,4 @@ int cl_guard_describe(const struct cl_guard_report *r, const char *what,
                  "changed, first at element %ld",
                  what, r->front_bad, r->first_bad);
     return 1;
-}
-
-void cl_dbuf_create(struct cl_dbuf *b, size_t bytes, size_t offset)
-{
-    memset(b, 0, sizeof *b);
-    size_t total = CL_GUARD_BYTES + offset + bytes + CL_GUARD_BYTES;
-    CUDA_CHECK(cudaMalloc((void **)&b->d_base, total));
-    b->ptr = b->d_base + CL_GUARD_BYTES + offset;
-    b->bytes = bytes;
-    b->offset = offset;
-}
-
-void cl_dbuf_destroy(struct cl_dbuf *b)
-{
-    if (b->d_base)
-        CUDA_CHECK(cudaFree(b->d_base));
-    memset(b, 0, sizeof *b);
-}
-
-void cl_dbuf_poison(const struct cl_dbuf *b, cudaStream_t s)
-{
-    if (b->bytes)
-        CUDA_CHECK(cudaMemsetAsync(b->ptr, CL_POISON, b->bytes, s));
-}
-
-void cl_dbuf_arm(const struct cl_dbuf *b, cudaStream_t s)
-{
-    CUDA_CHECK(
-        cudaMemsetAsync(b->d_base, CL_CANARY, CL_GUARD_BYTES + b->offset, s));
-    CUDA_CHECK(cudaMemsetAsync((unsigned char *)b->ptr + b->bytes, CL_CANARY,
-                               CL_GUARD_BYTES, s));
-}
-
-int cl_dbuf_check(const struct cl_dbuf *b, size_t elem, cudaStream_t s,
-                  struct cl_guard_report *r)
-{
-    size_t front_n = CL_GUARD_BYTES + b->offset;
-    unsigned char *h = cl_xmalloc(front_n + CL_GUARD_BYTES);
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    CUDA_CHECK(cudaMemcpy(h, b->d_base, front_n, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(h + front_n, (unsigned char *)b->ptr + b->bytes,
-                          CL_GUARD_BYTES, cudaMemcpyDeviceToHost));
-    size_t ff = 0, fl = 0, bf = 0;
-    memset(r, 0, sizeof *r);
-    r->front_bad = cl_scan_bytes(h, front_n, CL_CANARY, &ff, &fl);
-    r->back_bad =
-        cl_scan_bytes(h + front_n, CL_GUARD_BYTES, CL_CANARY, &bf, NULL);
-    if (elem == 0)
-        elem = 1;
-    if (r->front_bad) /* the write nearest the buffer is the likely culprit */
-        r->first_bad = -(long)((front_n - fl + elem - 1) / elem);
-    else if (r->back_bad)
-        r->first_bad = (long)((b->bytes + bf) / elem);
-    free(h);
-    return r->front_bad || r->back_bad;
 }

@@ -72,12 +72,6 @@ static void fill(struct part whole, size_t n)
     }
 }
 
-void cl_fill_uniform_host(float *p, size_t n, uint64_t seed, uint64_t stream,
-                          float lo, float hi)
-{
-    cl_fill_uniform_host_at(p, n, seed, stream, 0, lo, hi);
-}
-
 void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed, uint64_t stream,
                              uint64_t index0, float lo, float hi)
 {

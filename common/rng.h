@@ -64,24 +64,15 @@ CL_HD static inline float cl_rand_uniform(uint64_t seed, uint64_t stream,
 #endif
 }
 
-/** Fill host memory: p[i] = cl_rand_uniform(seed, stream, i, lo, hi). */
-void cl_fill_uniform_host(float *p, size_t n, uint64_t seed, uint64_t stream,
-                          float lo, float hi);
+/** Fill host memory with elements index0 .. index0 + n - 1 of the stream:
+ *  p[i] = cl_rand_uniform(seed, stream, index0 + i, lo, hi). */
+void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed, uint64_t stream,
+                             uint64_t index0, float lo, float hi);
 
 /**
  * Fill device memory the same way, asynchronously on @p s. The launch is
  * checked; errors end the process through cl_fatal().
  */
-void cl_fill_uniform_device(float *d_p, size_t n, uint64_t seed,
-                            uint64_t stream, float lo, float hi,
-                            cudaStream_t s);
-
-/** Host fill of elements index0 .. index0 + n - 1 of the stream into
- *  p[0 .. n): p[i] = cl_rand_uniform(seed, stream, index0 + i, lo, hi). */
-void cl_fill_uniform_host_at(float *p, size_t n, uint64_t seed, uint64_t stream,
-                             uint64_t index0, float lo, float hi);
-
-/** The device fill of cl_fill_uniform_host_at(), on @p s. */
 void cl_fill_uniform_device_at(float *d_p, size_t n, uint64_t seed,
                                uint64_t stream, uint64_t index0, float lo,
                                float hi, cudaStream_t s);

@@ -38,13 +38,6 @@ extern "C" void cl_fill_uniform_device_at(float *d_p, size_t n, uint64_t seed,
     CUDA_CHECK_LAUNCH();
 }
 
-extern "C" void cl_fill_uniform_device(float *d_p, size_t n, uint64_t seed,
-                                       uint64_t stream, float lo, float hi,
-                                       cudaStream_t s)
-{
-    cl_fill_uniform_device_at(d_p, n, seed, stream, 0, lo, hi, s);
-}
-
 extern "C" void cl_fill_ints_device(int *d_p, size_t n, uint64_t seed,
                                     uint64_t stream, int mod, cudaStream_t s)
 {

@@ -244,7 +244,7 @@ START_TEST(test_rng_range_and_mean)
 {
     enum { N = 100000 };
     float *p = malloc(N * sizeof *p);
-    cl_fill_uniform_host(p, N, 1234, 3, -1.0f, 1.0f);
+    cl_fill_uniform_host_at(p, N, 1234, 3, 0, -1.0f, 1.0f);
     double sum = 0;
     for (int i = 0; i < N; i++) {
         ck_assert(p[i] >= -1.0f && p[i] < 1.0f);

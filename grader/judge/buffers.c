@@ -274,5 +274,3 @@ void cl_fill_host(const struct cl_lab *lab, const void *arg,
     struct cl_fill_ctx fc = {NULL, img, plan, data};
     cl_fill_run(lab, arg, plan, &fc, seed, call, first);
 }
-
-/* ---- the runner: spawn, talk, reap ------------------------------------- */

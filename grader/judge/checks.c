@@ -259,9 +259,6 @@ int cl_vs_default(struct cl_vs *v, int *bad_buf, size_t *first_bad)
     return 0;
 }
 
-/* ---- the case's parts -----------------------------------------------------
- */
-
 /* ---- the check that stops the judge's clock --------------------------------
  */
 

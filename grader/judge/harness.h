@@ -17,9 +17,13 @@
  *     timed calls picked at random after they ran, the CPU reference;
  *  4. for speed cases: after warm-up calls, time the baselines and the
  *     ceiling in the judge and the student in the runner, one fresh set of
- *     inputs per call, until the medians settle; confirm the student's
- *     time against the judge's own clock; reject times under the physical
- *     floor.
+ *     inputs per call, until the medians settle; score each call on the
+ *     judge's own clock (from the command to a sampled check of its output)
+ *     less the empty frame clocked before the load, which the runner's
+ *     events may lower by that frame's noise at most; reject times under
+ *     the physical floor. A look scored well above its events is graded
+ *     again from a fresh runner, up to CL_MAX_LOOKS in all, and the faster
+ *     pass stands (cl_case_run(), cl_second_look_due() in measure.h).
  *
  * A spec states data and small functions: a case struct per lab, plan()
  * and fill() (buffers.h), check() against its CPU reference (refs.h) with

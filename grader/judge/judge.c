@@ -7,11 +7,11 @@
 #include "judge/device.h"
 #include "judge/harness.h"
 #include "now.h"
+#include "protocol/proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,23 +88,9 @@ static int read_full_timeout(int fd, void *p, size_t n, double timeout_s)
     char *c = p;
     double deadline = timeout_s > 0 ? cl_now_s() + timeout_s : 0;
     while (n > 0) {
-        int ms = -1;
-        if (timeout_s > 0) {
-            double left = deadline - cl_now_s();
-            if (left <= 0)
-                return 2;
-            ms = (int)(left * 1000) + 1;
-        }
-        struct pollfd pfd = {fd, POLLIN, 0};
-        if (g_interrupt)
-            return 3;
-        int pr = poll(&pfd, 1, ms);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr < 0)
-            return -1;
-        if (pr == 0)
-            continue; /* the deadline check above decides */
+        int w = cl_wait_readable(fd, deadline, &g_interrupt, -1, NULL, NULL);
+        if (w)
+            return w; /* 2 timed out, 3 interrupted, -1 */
         ssize_t r = read(fd, c, n);
         if (r < 0 && errno == EINTR)
             continue;

@@ -125,47 +125,6 @@ extern "C" void cl_compare_device(const void *got, const void *want, size_t n,
     CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-__global__ static void poison_kernel(const unsigned *p, size_t n,
-                                     struct cl_devcmp *out)
-{
-    unsigned long long c = 0, first = n;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        if (p[i] == CL_POISON_F32) {
-            c++;
-            first = i < first ? i : first;
-        }
-    for (int o = 16; o > 0; o >>= 1) {
-        c += __shfl_down_sync(0xffffffffu, c, o);
-        unsigned long long f = __shfl_down_sync(0xffffffffu, first, o);
-        first = f < first ? f : first;
-    }
-    if ((threadIdx.x & 31) == 0) {
-        add_u64(&out->n_poison, c);
-        if (first < n)
-            atomicMin(&out->first_bad, first);
-    }
-}
-
-extern "C" unsigned long long cl_count_poison_device(const void *p, size_t n,
-                                                     unsigned long long *first,
-                                                     cudaStream_t s)
-{
-    struct cl_devcmp res;
-    struct cl_devcmp *d = scratch_reset(n, s);
-    if (n) {
-        poison_kernel<<<grid_for(n), THREADS, 0, s>>>((const unsigned *)p, n,
-                                                      d);
-        CUDA_CHECK_LAUNCH();
-    }
-    CUDA_CHECK(cudaMemcpyAsync(&res, d, sizeof res, cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    if (first)
-        *first = res.first_bad;
-    return res.n_poison;
-}
-
 /* ---- the sampled check that stops the judge's clock ------------------------
  */
 

@@ -38,12 +38,6 @@ void cl_compare_device(const void *got, const void *want, size_t n, int is_int,
                        double atol, double rtol, struct cl_devcmp *out,
                        cudaStream_t s);
 
-/** Count elements of @p p[0..n) equal to the poison pattern (4-byte
- *  elements); the first one's index into *first (n if none). */
-unsigned long long cl_count_poison_device(const void *p, size_t n,
-                                          unsigned long long *first,
-                                          cudaStream_t s);
-
 /** One output of a sampled check: @p n elements of @p got, each sample
  *  compared with @p want (NULL: only that it was written, not poison). */
 struct cl_sample_buf {

@@ -68,6 +68,33 @@ int cl_msg_send(int fd, uint32_t type, uint32_t seq, const void *p,
     }
 }
 
+int cl_wait_readable(int fd, double deadline, const volatile sig_atomic_t *stop,
+                     int extra, void (*on_extra)(int fd, void *ctx), void *ctx)
+{
+    for (;;) {
+        int ms = -1;
+        if (deadline > 0) {
+            double left = deadline - cl_now_s();
+            if (left <= 0)
+                return 2;
+            ms = (int)(left * 1000) + 1;
+        }
+        if (stop && *stop)
+            return 3;
+        struct pollfd pf[2] = {{fd, POLLIN, 0}, {extra, POLLIN, 0}};
+        int n = poll(pf, extra >= 0 ? 2 : 1, ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (extra >= 0 && (pf[1].revents & (POLLIN | POLLHUP)) && on_extra)
+            on_extra(extra, ctx);
+        /* POLLNVAL too: the read that follows says what is wrong */
+        if (pf[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
+            return 0;
+    }
+}
+
 int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
                 uint32_t *len, int *fds, int maxfds, int *nfds,
                 double timeout_s, int poll_extra,
@@ -77,26 +104,10 @@ int cl_msg_recv(int fd, uint32_t *type, uint32_t *seq, void *p, uint32_t cap,
     double deadline = timeout_s > 0 ? cl_now_s() + timeout_s : 0;
     if (nfds)
         *nfds = 0;
-    for (;;) {
-        int ms = -1;
-        if (timeout_s > 0) {
-            double left = deadline - cl_now_s();
-            if (left <= 0)
-                return 2;
-            ms = (int)(left * 1000) + 1;
-        }
-        struct pollfd pf[2] = {{fd, POLLIN, 0}, {poll_extra, POLLIN, 0}};
-        int n = poll(pf, poll_extra >= 0 ? 2 : 1, ms);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (poll_extra >= 0 && (pf[1].revents & (POLLIN | POLLHUP)) && on_extra)
-            on_extra(poll_extra, extra_ctx);
-        if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            continue;
-        break;
-    }
+    int w =
+        cl_wait_readable(fd, deadline, NULL, poll_extra, on_extra, extra_ctx);
+    if (w)
+        return w;
     struct iovec iov = {buf, sizeof buf};
     union fd_room room;
     struct msghdr m = message(&iov, &room, sizeof room.b);

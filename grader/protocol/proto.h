@@ -13,6 +13,7 @@
 #ifndef CL_PROTOCOL_PROTO_H
 #define CL_PROTOCOL_PROTO_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -173,6 +174,18 @@ void cl_sandbox_describe(int bits, int uid, char *buf, size_t len);
  */
 int cl_msg_send(int fd, uint32_t type, uint32_t seq, const void *p,
                 uint32_t len, const int *fds, int nfds);
+
+/**
+ * Wait until @p fd is readable, hung up or in error, until @p deadline
+ * (cl_now_s() time; 0: none), or until *@p stop is set (NULL: never; it is
+ * read before each wait, and a signal handler that sets it ends a wait by
+ * interrupting it). Meanwhile, whenever @p extra (may be -1) is readable or
+ * hung up, @p on_extra (may be NULL) is called for it and the wait goes on.
+ * Returns 0 ready; 2 at the deadline; 3 stopped; -1 when poll() failed.
+ * The one wait with a deadline of the judge and the runner.
+ */
+int cl_wait_readable(int fd, double deadline, const volatile sig_atomic_t *stop,
+                     int extra, void (*on_extra)(int fd, void *ctx), void *ctx);
 
 /**
  * Receive one message within @p timeout_s (0: wait for ever) into @p p

@@ -7,7 +7,7 @@
  *        a sudden death).
  *
  * Only the CPU self-test lab, only when the judge passes --test-fuzz
- * (CL_TEST_FUZZ=SEED in its environment: grader/tests/test_fuzz.c). It
+ * (CL_TEST_FUZZ=SEED in its environment: grader/tests/test_protocol.c). It
  * proves that nothing a runner can send brings down the judge or becomes
  * the grader's failure.
  */

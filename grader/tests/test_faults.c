@@ -23,6 +23,7 @@ static const struct {
     {"nothing", "n=31", CL_ST_WRONG, "none of the 31"},
     {"short_by_one", "n=1000003", CL_ST_WRONG, "1 never written"},
     {"past_end", "n=31", CL_ST_OOB, "past the end of c"},
+    {"before_start", "n=31", CL_ST_OOB, "before the start of c"},
     {"nan", "n=31", CL_ST_WRONG, "NaN"},
     {"half", "n=1000003", CL_ST_WRONG, "wrong"},
     {"crash_host", "n=31", CL_ST_CRASH, "signal 11"},

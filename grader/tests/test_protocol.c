@@ -11,6 +11,7 @@
  * CL_FUZZ_ROUNDS=N grades N times (default 24); CL_FUZZ_SEED=S starts the
  * seeds at S (default: random, printed). */
 #define _GNU_SOURCE
+#include "now.h"
 #include "protocol/proto.h"
 #include "rng.h"
 #include "tests/grade_proc.h"
@@ -243,11 +244,57 @@ START_TEST(test_judge_survives_fuzzed_replies)
 }
 END_TEST
 
+/* the wait of the judge and the runner: ends at its deadline, at the stop
+ * flag, when its descriptor has something, never early; a readable extra
+ * descriptor is handed to its callback and the wait goes on */
+static void count_extra(int fd, void *ctx)
+{
+    char c;
+    ck_assert_int_eq(read(fd, &c, 1), 1);
+    (*(int *)ctx)++;
+}
+
+START_TEST(test_wait_ends_at_deadline_stop_or_data)
+{
+    int p[2], q[2], calls = 0;
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(pipe(q), 0);
+    double t0 = cl_now_s();
+    ck_assert_int_eq(cl_wait_readable(p[0], t0 + 0.2, NULL, -1, NULL, NULL), 2);
+    double waited = cl_now_s() - t0;
+    ck_assert_msg(waited >= 0.2 && waited < 5, "waited %.3f s", waited);
+    volatile sig_atomic_t stop = 1;
+    ck_assert_int_eq(cl_wait_readable(p[0], 0, &stop, -1, NULL, NULL), 3);
+    stop = 0;
+    ck_assert_int_eq(write(q[1], "x", 1), 1);
+    ck_assert_int_eq(write(p[1], "y", 1), 1);
+    ck_assert_int_eq(cl_wait_readable(p[0], cl_now_s() + 5, &stop, q[0],
+                                      count_extra, &calls),
+                     0);
+    ck_assert_int_eq(calls, 1);
+    /* the other end closed: ready, and the read says end of file */
+    char c;
+    ck_assert_int_eq(read(p[0], &c, 1), 1);
+    close(p[1]);
+    ck_assert_int_eq(
+        cl_wait_readable(p[0], cl_now_s() + 5, NULL, -1, NULL, NULL), 0);
+    ck_assert_int_eq(read(p[0], &c, 1), 0);
+    /* a closed descriptor is "ready": its read fails at once, no spin */
+    close(p[0]);
+    t0 = cl_now_s();
+    ck_assert_int_eq(cl_wait_readable(p[0], t0 + 2, NULL, -1, NULL, NULL), 0);
+    ck_assert_msg(cl_now_s() - t0 < 1, "spun %.3f s", cl_now_s() - t0);
+    close(q[0]);
+    close(q[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("protocol");
     TCase *unit = tcase_create("messages");
     tcase_add_test(unit, test_message_layer_fuzzed);
+    tcase_add_test(unit, test_wait_ends_at_deadline_stop_or_data);
     suite_add_tcase(s, unit);
     TCase *grades = tcase_create("grades");
     tcase_set_timeout(grades, 900);

