@@ -203,6 +203,10 @@ lab_dir = $(firstword $(notdir $(wildcard labs/$(1)-* labs/0$(1)-* labs/*-$(1) l
 # the one file a lab grades: NAME.cu beside the lab's interface NAME.h
 # (`grade NN --which` names the same file; test_release checks it)
 lab_src = $(patsubst %.h,%.cu,$(firstword $(wildcard labs/$(1)/*.h)))
+# shell: src= the file lab $$l grades, lab_src of each lab of GRADE_LABS
+# (a lab it does not know: src empty)
+rp := )
+lab_src_sh = case $$l in $(foreach d,$(GRADE_LABS),$(d)$(rp) src='$(call lab_src,$(d))';;) *$(rp) src=;; esac
 # shell: name every other .cu file of lab $(1) (a shell word) as not graded
 # ($(2): the graded file); spaces and quotes in names are safe
 note_others = for f in labs/$(1)/*.cu; do [ ! -e "$$f" ] || [ "$$f" = "$(2)" ] || echo "note: $$f is not graded: the grade builds $(2) alone" >&2; done
@@ -256,7 +260,7 @@ all: deps $(GRADER) $(RUNNER) $(CLBUILD) $(STUDENT_SO) $(SOLUTION_SO)
 ## (make stops at the first lab that finds no GPU: one message, not six);
 ## POLICY=FILE grades with a course's policy
 grade: deps $(GRADER) $(LAB_SO)
-	$(Q)$(call for_labs,{ $(if $(filter 1,$(SOLUTION)),,src=$$(ls labs/$$l/*.h 2>/dev/null | head -n 1); src=$${src%.h}.cu; \
+	$(Q)$(call for_labs,{ $(if $(filter 1,$(SOLUTION)),,$(lab_src_sh); \
 	  $(call note_others,$$l,$$src);) \
 	  $(GRADER) $$l --lib $(BUILD)/$(VARIANT)/$$l.so $(if $(filter 1,$(SOLUTION)),--solution) $(POLICY_ARG) $(ARGS); },stop)
 
@@ -334,7 +338,7 @@ peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO))
 ## when the source uses shared memory)
 memcheck: deps $(GRADER) $(LAB_SO)
 	$(Q)$(call for_labs,{ echo "## $$l"; [ -d labs/$$l ] || { echo "memcheck: no lab '$$l' (make memcheck LAB=NN: 01 to 06)" >&2; exit 2; }; \
-	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
+	  $(lab_src_sh); \
 	  GRADE="$(GRADER)" bash tools/memcheck.sh $${l%%-*} $(BUILD)/$(VARIANT)/$$l.so "$(if $(filter 1,$(SOLUTION)),solutions/$$l/$$(basename "$$src"),$$src)"; })
 
 ## profile: Nsight Compute on LAB's kernels, one representative case
@@ -396,7 +400,7 @@ check: deps $(GRADER) $(CLBUILD)
 	$(Q)rc=0; for l in $(GRADE_LABS); do \
 	  [ -d labs/$$l ] || { echo "check: unknown lab '$$l' (make help)" >&2; rc=2; continue; }; \
 	  echo "## $$l"; mkdir -p $(BUILD)/check/$(VARIANT) || exit 6; \
-	  src=$$(ls labs/$$l/*.h | head -n 1); src=$${src%.h}.cu; \
+	  $(lab_src_sh); \
 	  $(if $(filter 1,$(SOLUTION)),src=solutions/$$l/$$(basename "$$src");,$(call note_others,$$l,$$src);) \
 	  $(CLBUILD) --headers labs/$$l "$$src" $(BUILD)/check/$(VARIANT)/$$l.so -- \
 	    $(NVCC) $(SO_FLAGS) $(CHECK_FLAGS) || { rc=$$?; continue; }; \

@@ -750,6 +750,16 @@ START_TEST(test_make_rough_edges)
     ck_assert_int_eq(sh("make -n grade LAB='1 stencil' 2> /dev/null | grep -q "
                         "'for l in 01-vector-add 02-stencil; do'"),
                      0);
+    /* one rule names the graded file (lab_src): the recipes of grade,
+     * check and memcheck take it from make, not from a shell search */
+    static const char *const graded[] = {"grade", "check", "memcheck"};
+    for (size_t i = 0; i < sizeof graded / sizeof *graded; i++)
+        ck_assert_msg(sh("make -n %s LAB=01 2> /dev/null | grep -F -q "
+                         "\"01-vector-add) src='labs/01-vector-add/"
+                         "vector_add.cu';;\" && ! make -n %s LAB=01 2> "
+                         "/dev/null | grep -q 'ls labs/'",
+                         graded[i], graded[i]) == 0,
+                      "make %s does not grade lab_src's file", graded[i]);
     /* the scripts grade with the build make names (SANITIZE=1, BUILD=) */
     static const char *const scripts[] = {"bench", "memcheck", "profile",
                                           "grade-class", "grade-class-slurm"};
