@@ -101,7 +101,11 @@ struct cl_result {
     int looks;              /**< gradings of the case: more than 1 after
                                  a second look (cl_second_look_due()) */
     double first_look_ms;   /**< the first look's t_ms, after a second */
+    double speedup;         /**< base_ms / t_ms, 0 when either is not
+                                 there (set by score.c) */
     double ratio;           /**< the ratio speed credit is scored on */
+    int vs_ceiling;         /**< that ratio is the fraction of the copy
+                                 ceiling, not the speedup (score.c) */
     double target;          /**< full credit at this ratio */
     double score;           /**< points earned (set by score.c) */
     double max_score;       /**< points available (set by score.c) */

@@ -158,8 +158,7 @@ int cl_bonus_cases(const struct cl_grade *g, int *which, int max)
     for (int k = 0; k < g->n; k++) {
         const struct cl_result *r = &g->r[k];
         if (lab->cases[r->index].kind == CL_CASE_CORRECT || !r->timed ||
-            r->status != CL_ST_PASS || r->t_ms <= 0 ||
-            r->base_ms / r->t_ms < bonus)
+            r->status != CL_ST_PASS || r->speedup < bonus)
             continue;
         if (n < max)
             which[n] = k;
@@ -181,7 +180,7 @@ static void print_bonus(FILE *f, const struct cl_grade *g, int color)
     for (int i = 0; i < n; i++) {
         const struct cl_result *r = &g->r[which[i]];
         fprintf(f, "%s %s (%.2fx)", i ? "," : "", g->lab->cases[r->index].name,
-                r->base_ms / r->t_ms);
+                r->speedup);
     }
     fprintf(f, "\n");
 }
@@ -230,7 +229,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
         fmt_ms(b, sizeof b, r->base_ms, r->timed);
         if (r->timed && r->t_ms > 0) {
             double peak = ceiling_rate(g, r);
-            snprintf(sp, sizeof sp, "%.2fx", r->base_ms / r->t_ms);
+            snprintf(sp, sizeof sp, "%.2fx", r->speedup);
             snprintf(tp, sizeof tp, "%.1f", throughput(lab, r));
             if (peak > 0)
                 snprintf(pc, sizeof pc, "%.1f%%",
@@ -289,22 +288,20 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
             if (lab->cases[r->index].kind != CL_CASE_SPEED ||
                 r->score >= r->max_score - 1e-9)
                 continue;
-            struct cl_speed_rule rule =
-                cl_policy_speed(policy_of(g), lab, r->index);
-            if (rule.vs == CL_VS_CEILING)
+            if (r->vs_ceiling)
                 fprintf(f,
                         "hint: correct everywhere; '%s' reaches %.0f%% of "
                         "the %s ceiling, and full speed credit needs %.0f%% "
                         "(see the README's grading table).\n",
                         lab->cases[r->index].name, 100 * r->ratio,
-                        ceiling_name(lab), 100 * rule.full_at);
+                        ceiling_name(lab), 100 * r->target);
             else
                 fprintf(f,
                         "hint: correct everywhere; '%s' runs at %.2fx %s, "
                         "and full speed credit needs %.2fx (see the README's "
                         "grading table).\n",
                         lab->cases[r->index].name, r->ratio, lab->baseline,
-                        rule.full_at);
+                        r->target);
             break;
         }
     }
@@ -378,16 +375,13 @@ char *cl_report_json(const struct cl_grade *g)
         cJSON_AddBoolToObject(e, "timed", r->timed);
         cJSON_AddNumberToObject(e, "wall_s", r->wall_s);
         if (r->timed) {
-            struct cl_speed_rule rule =
-                cl_policy_speed(policy_of(g), lab, r->index);
             cJSON_AddNumberToObject(e, "time_ms", r->t_ms);
             cJSON_AddNumberToObject(e, "baseline_ms", r->base_ms);
-            cJSON_AddNumberToObject(e, "speedup",
-                                    r->t_ms > 0 ? r->base_ms / r->t_ms : 0);
+            cJSON_AddNumberToObject(e, "speedup", r->speedup);
             cJSON_AddNumberToObject(e, "ratio", r->ratio);
             cJSON_AddNumberToObject(e, "target", r->target);
-            cJSON_AddStringToObject(
-                e, "vs", rule.vs == CL_VS_CEILING ? "ceiling" : "baseline");
+            cJSON_AddStringToObject(e, "vs",
+                                    r->vs_ceiling ? "ceiling" : "baseline");
             cJSON_AddNumberToObject(e, "throughput", throughput(lab, r));
             cJSON_AddNumberToObject(e, "samples", r->samples);
             /* how the time was measured: the judge's clock less the empty
@@ -409,7 +403,7 @@ char *cl_report_json(const struct cl_grade *g)
                 snprintf(buf, sizeof buf, "speedup vs %s, %s", lab->baseline,
                          c->name);
                 cJSON_AddStringToObject(l, "name", buf);
-                cJSON_AddNumberToObject(l, "value", r->base_ms / r->t_ms);
+                cJSON_AddNumberToObject(l, "value", r->speedup);
                 cJSON_AddStringToObject(l, "order", "desc");
                 cJSON_AddItemToArray(board, l);
             }

@@ -325,6 +325,17 @@ START_TEST(test_grade_case_rule)
     ck_assert_double_eq_tol(k4->ratio, 0.4, 1e-12);
     ck_assert_double_eq_tol(k4->target, 0.8, 1e-12);
     ck_assert_double_eq_tol(k4->score, 7.5, 1e-9); /* half of 15 */
+    /* each result carries its speedup and what its ratio is of, for the
+     * report to print as scored */
+    ck_assert_double_eq_tol(k128->speedup, 0.5, 1e-12);
+    ck_assert_int_eq(k128->vs_ceiling, 0);
+    ck_assert_double_eq_tol(k4->speedup, k4->base_ms / k4->t_ms, 1e-12);
+    ck_assert_double_gt(k4->speedup, 0);
+    ck_assert_int_eq(k4->vs_ceiling, 1);
+    ck_assert_double_eq(result("A:n=1,R=1")->speedup, 0.0);
+    k4->base_ms = 0; /* no baseline time: no speedup, no division */
+    cl_score_grade(&g, NULL);
+    ck_assert_double_eq(k4->speedup, 0.0);
 }
 END_TEST
 
