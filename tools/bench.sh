@@ -52,12 +52,6 @@ group_cases() {
         awk -v g="$1:" '($2 == "speed" || $2 == "bench") && index($1, g) == 1 { print "-c"; print $1 }'
 }
 
-# keep only LABEL's rows whose case is in GROUP (case names "GROUP:...")
-only_group() {
-    awk -F, -v c="$1" -v g="$2" '$2 != c || index($3, g ":") == 1' "$csv" > "$csv.tmp" &&
-        mv "$csv.tmp" "$csv"
-}
-
 if [ "$variant" = solution ] && [ -f solutions/"$lab"-*/LADDER ]; then
     ladder=$(echo solutions/"$lab"-*/LADDER)
     declare -A names=()
@@ -73,10 +67,14 @@ if [ "$variant" = solution ] && [ -f solutions/"$lab"-*/LADDER ]; then
         only=()
         # a rung of one group is timed on that group's cases alone
         [ -z "$group" ] || mapfile -t only < <(group_cases "$group")
+        if [ -n "$group" ] && [ ${#only[@]} -eq 0 ]; then
+            echo "bench: $ladder names group $group, but lab $lab has no timed case $group:..." >&2
+            failed=2
+            continue
+        fi
         for k in $(seq "$first" "$last"); do
             label=${names["$var=$k"]:-$var=$k}
             run "$label" "$var=$k"
-            [ -z "$group" ] || only_group "$label" "$group"
         done
     done < "$ladder"
 else

@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include "confine/landlock.h"
+#include "now.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -662,12 +663,9 @@ int main(int argc, char **argv)
     char *log = malloc(MAX_LOG + 1);
     size_t got = 0;
     int cut = 0, timed_out = 0;
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double deadline = cl_now_s() + wall;
     for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double left = wall - ((double)(now.tv_sec - t0.tv_sec) +
-                              (double)(now.tv_nsec - t0.tv_nsec) * 1e-9);
+        double left = deadline - cl_now_s();
         if (left <= 0 || stopping) {
             timed_out = left <= 0;
             kill(-pid, SIGKILL);
