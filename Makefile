@@ -244,7 +244,7 @@ MAKE_T0    := $(shell date +%s)
 # a maintainer's tree has the grader's own tests; a handout does not
 MAINTAINER := $(if $(wildcard grader/tests/fixtures),1)
 
-.PHONY: all fixtures grade demo test selftest bench plots docs memcheck profile handout \
+.PHONY: all fixtures grade demo test selftest bench plots tables docs memcheck profile handout \
         release-solutions grade-class grade-class-slurm build-submission \
         deps clean info \
         format format-check \
@@ -472,6 +472,13 @@ docs:
 ## plots: draw docs/data/labNN.csv (from make bench SOLUTION=1) into docs/img
 plots:
 	$(Q)bash tools/plots.sh
+
+## tables: write the speed tables of docs/performance.md and the labs'
+## READMEs (between <!-- perf NN --> markers) from docs/data/ref-NN.csv
+## and peers-NN.csv (from make peers LAB=NN SOLUTION=1); make test fails
+## when one differs from the data
+tables: $(GRADER)
+	$(Q)python3 tools/perf-tables.py --grade $(GRADER)
 
 ## deps: make sure Check, cJSON and libseccomp are there (as root with apt, it says so
 ## and installs them; NO_APT=1: only name the command)

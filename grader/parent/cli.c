@@ -9,6 +9,7 @@
 #include "parent/gradebook.h"
 #include "parent/policy.h"
 #include "parent/report.h"
+#include "parent/score.h"
 #include "labs/labs.h"
 
 #include <errno.h>
@@ -229,8 +230,15 @@ static void list_cases(const struct cl_lab *lab, const struct cl_policy *p)
         const struct cl_case *c = &lab->cases[i];
         static const char *const kinds[] = {"correct", "speed", "bench",
                                             "demo"};
-        printf("%-26s %-8s %5.1f points%s\n", c->name, kinds[c->kind],
+        printf("%-26s %-8s %5.1f points%s", c->name, kinds[c->kind],
                cl_policy_points(p, lab, i), c->quick ? "  (quick)" : "");
+        if (c->kind == CL_CASE_SPEED) {
+            char rule[128];
+            struct cl_speed_rule r = cl_policy_speed(p, lab, i);
+            cl_speed_rule_text(rule, sizeof rule, lab, &r);
+            printf("  full credit at %s", rule);
+        }
+        putchar('\n');
     }
 }
 

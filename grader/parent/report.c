@@ -45,13 +45,6 @@ static double ceiling_rate(const struct cl_grade *g, const struct cl_result *r)
                                          : g->gpu.sgemm_tflops;
 }
 
-static const char *ceiling_name(const struct cl_lab *lab)
-{
-    if (lab->ceiling)
-        return lab->ceiling;
-    return lab->metric == CL_METRIC_GBPS ? "copy" : "SGEMM peak";
-}
-
 static const struct cl_policy *policy_of(const struct cl_grade *g)
 {
     return g->policy ? g->policy : cl_policy_default();
@@ -217,7 +210,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
     }
 
     char pct_head[32];
-    snprintf(pct_head, sizeof pct_head, "%% %s", ceiling_name(lab));
+    snprintf(pct_head, sizeof pct_head, "%% %s", cl_ceiling_name(lab));
     fprintf(f, "  %-26s %-14s %11s %14s %8s %9s %10s %13s\n", "case", "status",
             "time", lab->baseline, "speedup", metric_unit(lab), pct_head,
             "points");
@@ -294,7 +287,7 @@ void cl_report_print(FILE *f, const struct cl_grade *g, int color,
                         "the %s ceiling, and full speed credit needs %.0f%% "
                         "(see the README's grading table).\n",
                         lab->cases[r->index].name, 100 * r->ratio,
-                        ceiling_name(lab), 100 * r->target);
+                        cl_ceiling_name(lab), 100 * r->target);
             else
                 fprintf(f,
                         "hint: correct everywhere; '%s' runs at %.2fx %s, "

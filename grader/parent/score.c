@@ -3,6 +3,8 @@
 
 #include "parent/policy.h"
 
+#include <stdio.h>
+
 double cl_speed_credit(double points, double ratio,
                        const struct cl_speed_rule *rule)
 {
@@ -23,6 +25,26 @@ double cl_speed_ratio(const struct cl_speed_rule *rule,
                    ? (r->work / r->t_ms) / (r->ceil_work / r->ceil_ms)
                    : 0.0;
     return r->base_ms > 0 ? r->base_ms / r->t_ms : 0.0;
+}
+
+const char *cl_ceiling_name(const struct cl_lab *lab)
+{
+    if (lab->ceiling)
+        return lab->ceiling;
+    return lab->metric == CL_METRIC_GBPS ? "copy" : "SGEMM peak";
+}
+
+int cl_speed_rule_text(char *buf, size_t len, const struct cl_lab *lab,
+                       const struct cl_speed_rule *rule)
+{
+    if (rule->vs != CL_VS_CEILING)
+        return snprintf(buf, len, "%.2fx %s", rule->full_at, lab->baseline);
+    if (rule->zero_at > 0)
+        return snprintf(buf, len, "%.0f%% of the %s ceiling (none at %.0f%%)",
+                        100 * rule->full_at, cl_ceiling_name(lab),
+                        100 * rule->zero_at);
+    return snprintf(buf, len, "%.0f%% of the %s ceiling", 100 * rule->full_at,
+                    cl_ceiling_name(lab));
 }
 
 void cl_score_grade(struct cl_grade *g, const struct cl_policy *policy)

@@ -18,6 +18,8 @@
 
 #include "parent/grade.h"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,6 +37,18 @@ double cl_speed_credit(double points, double ratio,
  */
 double cl_speed_ratio(const struct cl_speed_rule *rule,
                       const struct cl_result *r);
+
+/** What a ratio of @p lab is a fraction of: its ceiling's name ("copy"),
+ *  or the default for its metric. */
+const char *cl_ceiling_name(const struct cl_lab *lab);
+
+/**
+ * @p rule in words, as the README's grading tables write it: "0.70x
+ * cublasSgemm", or "90% of the copy ceiling (none at 60%)". Returns what
+ * snprintf returns.
+ */
+int cl_speed_rule_text(char *buf, size_t len, const struct cl_lab *lab,
+                       const struct cl_speed_rule *rule);
 
 /** Fill the per-case and total scores of @p g under @p policy (NULL: the
  *  built-in default). */

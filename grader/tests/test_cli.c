@@ -178,7 +178,9 @@ START_TEST(test_cli_ok_paths)
 
     ck_assert_int_eq(CLI("vector-add", "--list"), CL_EXIT_OK);
     char *by_slug = strdup(cap_out);
-    OUT_SAYS("n=2^28                     speed     40.0 points\n");
+    /* a speed case says what earns its full credit, as the README does */
+    OUT_SAYS("n=2^28                     speed     40.0 points  full credit "
+             "at 90% of the copy ceiling (none at 60%)\n");
     OUT_SAYS("n=1                        correct    6.0 points  (quick)\n");
     ck_assert_int_eq(CLI("1", "--list"), CL_EXIT_OK);
     ck_assert_str_eq(cap_out, by_slug);
@@ -193,9 +195,11 @@ START_TEST(test_cli_ok_paths)
                      "n=1000                     correct   10.0 points  "
                      "(quick)\n"
                      "n=2^20                     correct   10.0 points\n"
-                     "speed                      speed     20.0 points\n");
+                     "speed                      speed     20.0 points  "
+                     "full credit at 1.00x the judge's loop\n");
     ck_assert_int_eq(CLI("selftest", "--list"), CL_EXIT_OK);
-    OUT_SAYS("speed                      speed     20.0 points\n");
+    OUT_SAYS("speed                      speed     20.0 points  full credit "
+             "at 1.00x the judge's loop\n");
 }
 END_TEST
 

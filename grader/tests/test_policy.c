@@ -470,17 +470,22 @@ START_TEST(test_grader_policy_option)
     free(text);
     unlink(path);
     temp_file(path, "{\"name\": \"ok\", \"labs\": {\"01\": {\"cases\": "
-                    "{\"n=1\": 16}}}}");
+                    "{\"n=1\": 16, \"n=2^28\": {\"points\": 30, \"speed\": "
+                    "{\"vs\": \"baseline\", \"full_at\": 1.25}}}}}}");
     ck_assert_int_eq(sh("%s 01 --policy %s --check --lib %s >/dev/null 2>&1",
                         GRADE, path, SOLUTION_01),
                      CL_EXIT_OK);
-    /* --list shows the policy's points */
+    /* --list shows the policy's points, and a speed case's rule */
     ck_assert_int_eq(sh("%s 01 --policy %s --list >%s 2>&1", GRADE, path, out),
                      CL_EXIT_OK);
     char line[128];
     snprintf(line, sizeof line, "%-26s %-8s %5.1f points", "n=1", "correct",
              16.0);
     text = cl_read_file(out, NULL);
+    ck_assert_msg(strstr(text, line) != NULL, "%s", text);
+    snprintf(line, sizeof line,
+             "%-26s %-8s %5.1f points  full credit at 1.25x cudnnOpTensor\n",
+             "n=2^28", "speed", 30.0);
     ck_assert_msg(strstr(text, line) != NULL, "%s", text);
     free(text);
     unlink(path);

@@ -1303,6 +1303,59 @@ START_TEST(test_soak_resumes_to_a_total)
 }
 END_TEST
 
+/* make tables: every speed table in the docs is the one its data gives
+ * (a hand edit, or data replaced without make tables, fails here); a
+ * changed figure is caught, and the data's errors are named (exit 2) */
+START_TEST(test_perf_tables_match_their_data)
+{
+    const char *grade = CL_BUILD_DIR "/bin/grade";
+    ck_assert_int_eq(
+        sh("python3 tools/perf-tables.py --check --grade %s", grade), 0);
+    char dir[] = "/tmp/cl-tables-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(sh("cp -r docs/data %s/data && cp "
+                        "labs/05-gru/README.md %s/README.md",
+                        dir, dir),
+                     0);
+    ck_assert_int_eq(sh("python3 tools/perf-tables.py --check --grade %s "
+                        "--data %s/data %s/README.md",
+                        grade, dir, dir),
+                     0);
+    /* the reference's t32-b8 time in the data: 0.182144 ms */
+    ck_assert_int_eq(
+        sh("grep -q '^05,reference,t32-b8,[^,]*,0.182144,\\|"
+           "^05,student,t32-b8,[^,]*,0.182144,' %s/data/ref-05.csv "
+           "&& sed -i 's/,0.182144,/,0.172144,/' "
+           "%s/data/ref-05.csv",
+           dir, dir),
+        0);
+    ck_assert_int_eq(sh("python3 tools/perf-tables.py --check --grade %s "
+                        "--data %s/data %s/README.md 2>/dev/null",
+                        grade, dir, dir),
+                     1);
+    ck_assert_int_eq(sh("python3 tools/perf-tables.py --grade %s --data "
+                        "%s/data %s/README.md >/dev/null && grep -q '| "
+                        "t32-b8 | 0.1721 ms |' %s/README.md",
+                        grade, dir, dir, dir),
+                     0);
+    /* a speed case with no row, and a marker with no end: exit 2, named */
+    ck_assert_int_eq(sh("sed -i '/,t32-b64,/d' %s/data/ref-05.csv && "
+                        "python3 tools/perf-tables.py --grade %s --data "
+                        "%s/data %s/README.md 2> %s/err; test $? = 2 && grep "
+                        "-q 'ref-05.csv has no row for speed case t32-b64' "
+                        "%s/err",
+                        dir, grade, dir, dir, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("printf '<!-- perf 01 -->\\n| x |\\n' > %s/bad.md && "
+                        "python3 tools/perf-tables.py --grade %s %s/bad.md "
+                        "2> %s/err; test $? = 2 && grep -q 'has no "
+                        "' %s/err",
+                        dir, grade, dir, dir, dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make test's runner: a program's Check cases as suites of their own
  * (PROGRAM@CASE, side by side), which add up to the whole program */
 START_TEST(test_suites_run_by_case)
@@ -1357,6 +1410,7 @@ int main(void)
     tcase_add_test(core, test_hosted_gpu_notebook);
     tcase_add_test(core, test_soak_resumes_to_a_total);
     tcase_add_test(core, test_suites_run_by_case);
+    tcase_add_test(core, test_perf_tables_match_their_data);
     suite_add_tcase(s, core);
     return cl_suite_run(s, 0, NULL);
 }
