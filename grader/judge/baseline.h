@@ -14,8 +14,45 @@
 extern "C" {
 #endif
 
+/** The case's baseline part, empty, for the lab's @p spec (NULL: none). */
+void cl_base_init(struct case_run *k, const struct cl_baseline *spec);
+
+/** The case runs without its baseline (its plan says nobase). */
+void cl_base_drop(struct case_run *k);
+
+/** The baseline's state and the ceiling's buffers, freed (the case's
+ *  end; device memory is left alone once the judge's context broke). */
+void cl_base_free(struct case_run *k);
+
 /** How many baselines the case has (0: none). */
 int cl_base_count(const struct case_run *k);
+
+/** Baseline @p i was made and said it can run this case. */
+int cl_base_usable(const struct case_run *k, int i);
+
+/** Baseline @p i's name ("persist-static"). */
+const char *cl_base_name(const struct case_run *k, int i);
+
+/** A new call: the baselines prepare for call @p call (the state they
+ *  read), and none has run for it yet. */
+void cl_base_prepare(struct case_run *k, int call);
+
+/**
+ * The baselines on the current call, into their outputs (the mirrors):
+ * with @p timed every usable one, each timed into @p base_ms[i]; without,
+ * the first usable one only. A stateful case runs one (its state moves
+ * once per call). 1 (verdict set) when a library refused.
+ */
+int cl_base_call(struct case_run *k, int timed, double *base_ms);
+
+/** A baseline ran on the current call (its outputs are in the mirrors). */
+int cl_base_ran(const struct case_run *k);
+
+/** The ceiling's copy buffers were made (a timed case on the GPU). */
+int cl_ceiling_ready(const struct case_run *k);
+
+/** The ceiling's copy buffers, for a check that reads after timing. */
+struct cl_gbuf *cl_ceiling_bufs(struct case_run *k);
 
 /**
  * Everything the judge needs for case @p k, made before the runner

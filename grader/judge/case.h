@@ -21,6 +21,36 @@ extern "C" {
 
 #define CL_CALL_IMAGES 4 /**< calls whose host input images a check keeps */
 
+/** The case's baselines: baseline.c's part of the case (harness.c asks
+ *  through baseline.h). */
+struct cl_case_baseline {
+    const struct cl_baseline *spec; /* the lab's, or NULL */
+    void *st;                       /* its state, from spec->create */
+    int ok[CL_MAX_BASELINES];       /* usable for this case */
+    void *in_ptrs[CL_MAX_BUFS], *out_ptrs[CL_MAX_BUFS]; /* what it reads
+                                                           and writes */
+    int ran;             /* one ran on the current call (into the mirrors) */
+    struct cl_gbuf ceil; /* the ceiling's copy buffers (timed GPU cases) */
+};
+
+/** The host images a check reads: checks.c's part of the case. Made on
+ *  demand for a check and forgotten after it. */
+struct cl_check_images {
+    struct {
+        int call, used;
+        void *img[CL_MAX_BUFS];
+    } inputs[CL_CALL_IMAGES];       /* inputs per call, regenerated */
+    void *outputs[CL_MAX_BUFS];     /* the submission's or the baseline's */
+    void *base_copies[CL_MAX_BUFS]; /* the baseline's, for versus() */
+    /* the memory of those two, kept from call to call (each is read whole
+     * over it) and freed with the case: a fresh allocation per call pays
+     * its page faults again, a second a gigabyte */
+    struct cl_kept {
+        void *p;
+        size_t cap;
+    } outputs_mem[CL_MAX_BUFS], base_copies_mem[CL_MAX_BUFS];
+};
+
 /** One case from its plan to its last call. */
 struct case_run {
     const struct cl_lab *lab;
@@ -34,7 +64,6 @@ struct case_run {
     int runner_dead;         /* the runner is gone (crash, timeout) */
     int device_broken;       /* the judge's own context is unusable */
     double limit_s;          /* per call */
-    struct cl_gbuf ceil;     /* the ceiling's copy buffers (timed GPU cases) */
     struct cl_series frames; /* the judge's clock around the empty frames
                                 before the load (ms): the frame a timed
                                 call is measured against */
@@ -42,28 +71,8 @@ struct case_run {
     int has_state;   /* a buffer is CL_STATE: the state moves each call */
     int timing_case; /* the case is timed: the untimed-work rule applies */
     uint64_t salt;   /* private: the inputs after the check round */
-    /* the baseline */
-    const struct cl_baseline *base;
-    void *base_st;
-    int base_ok[CL_MAX_BASELINES];
-    void *in_ptrs[CL_MAX_BUFS], *out_ptrs[CL_MAX_BUFS];
-    int base_ran; /* the baseline ran on the current call */
-    /* host images of inputs per call, outputs and the baseline's outputs,
-     * made on demand for a check and forgotten after it */
-    struct {
-        int call, used;
-        void *img[CL_MAX_BUFS];
-    } inputs[CL_CALL_IMAGES];
-    void *outputs[CL_MAX_BUFS];
-    void *base_copies[CL_MAX_BUFS];
-    /* the memory of those two, kept from call to call (each is read whole
-     * over it) and freed with the case: a fresh allocation per call pays
-     * its page faults again, a second a gigabyte */
-    struct cl_kept {
-        void *p;
-        size_t cap;
-    } outputs_mem[CL_MAX_BUFS], base_copies_mem[CL_MAX_BUFS];
-    int outputs_from_mirror; /* cl_check_output() reads the baseline's */
+    struct cl_case_baseline bl; /* baseline.c's */
+    struct cl_check_images img; /* checks.c's */
     /* the messages of the current command: a few KiB each, kept here
      * rather than on the stack, one of each in use at a time */
     struct {
@@ -126,10 +135,17 @@ void cl_case_forget_inputs(struct case_run *k);
  */
 unsigned cl_case_sample(struct case_run *k, uint64_t seed, int frame);
 
-/** A check of call @p call of @p k, its verdict into @p r, its messages
- *  prefixed with @p when. */
+/** A check of call @p call of @p k reading @p source's outputs, its
+ *  verdict into @p r, its messages prefixed with @p when. */
 void cl_check_init(struct case_run *k, struct cl_check *ck, int call,
-                   const char *when, struct cl_result *r);
+                   const char *when, struct cl_result *r,
+                   enum cl_check_source source);
+
+/** The lab's check() of call @p call on @p source's outputs, which it
+ *  then forgets (the input images stay for the next check of the call);
+ *  1 when wrong (verdict in @p r). */
+int cl_case_check(struct case_run *k, int call, const char *when,
+                  struct cl_result *r, enum cl_check_source source);
 
 #ifdef __cplusplus
 }

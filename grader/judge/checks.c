@@ -2,6 +2,7 @@
 #include "judge/checks.h"
 
 #include "fatal.h"
+#include "judge/baseline.h"
 #include "judge/case.h"
 #include "judge/device.h"
 #include "judge/judge_gpu.h"
@@ -15,16 +16,16 @@
 void cl_case_forget_outputs(struct case_run *k)
 {
     for (int i = 0; i < CL_MAX_BUFS; i++)
-        k->outputs[i] = k->base_copies[i] = NULL;
+        k->img.outputs[i] = k->img.base_copies[i] = NULL;
 }
 
 void cl_case_free_outputs(struct case_run *k)
 {
     cl_case_forget_outputs(k);
     for (int i = 0; i < CL_MAX_BUFS; i++) {
-        free(k->outputs_mem[i].p);
-        free(k->base_copies_mem[i].p);
-        k->outputs_mem[i] = k->base_copies_mem[i] = (struct cl_kept){0};
+        free(k->img.outputs_mem[i].p);
+        free(k->img.base_copies_mem[i].p);
+        k->img.outputs_mem[i] = k->img.base_copies_mem[i] = (struct cl_kept){0};
     }
 }
 
@@ -45,8 +46,8 @@ void cl_case_forget_inputs(struct case_run *k)
 {
     for (int c = 0; c < CL_CALL_IMAGES; c++) {
         for (int i = 0; i < CL_MAX_BUFS; i++)
-            free(k->inputs[c].img[i]);
-        memset(&k->inputs[c], 0, sizeof k->inputs[c]);
+            free(k->img.inputs[c].img[i]);
+        memset(&k->img.inputs[c], 0, sizeof k->img.inputs[c]);
     }
 }
 
@@ -55,23 +56,23 @@ const void *cl_check_input(struct cl_check *ck, int buf, int call)
     struct case_run *k = ck->h;
     int slot = -1;
     for (int c = 0; c < CL_CALL_IMAGES; c++)
-        if (k->inputs[c].used && k->inputs[c].call == call)
+        if (k->img.inputs[c].used && k->img.inputs[c].call == call)
             slot = c;
     if (slot < 0) {
         for (int c = 0; c < CL_CALL_IMAGES && slot < 0; c++)
-            if (!k->inputs[c].used)
+            if (!k->img.inputs[c].used)
                 slot = c;
         if (slot < 0)
             cl_fatal(__FILE__, __LINE__, "cl_check_input", "grader",
                      "too many calls' inputs at once");
-        struct cl_fill_ctx fc = {NULL, k->inputs[slot].img, &k->plan,
+        struct cl_fill_ctx fc = {NULL, k->img.inputs[slot].img, &k->plan,
                                  k->o->data};
         cl_fill_run(k->lab, k->arg, &k->plan, &fc, cl_case_seed(k, call), call,
                     call == 0);
-        k->inputs[slot].used = 1;
-        k->inputs[slot].call = call;
+        k->img.inputs[slot].used = 1;
+        k->img.inputs[slot].call = call;
     }
-    return k->inputs[slot].img[buf];
+    return k->img.inputs[slot].img[buf];
 }
 
 const void *cl_check_output(struct cl_check *ck, int buf)
@@ -79,15 +80,15 @@ const void *cl_check_output(struct cl_check *ck, int buf)
     struct case_run *k = ck->h;
     if (buf < 0 || buf >= k->plan.nbuf)
         return NULL;
-    if (!k->outputs[buf]) {
+    if (!k->img.outputs[buf]) {
         size_t n = k->hb[buf].bytes;
-        const void *src = k->outputs_from_mirror && k->hb[buf].mirror
+        const void *src = ck->source == CL_FROM_BASELINE && k->hb[buf].mirror
                               ? k->hb[buf].mirror
                               : k->hb[buf].ptr;
-        k->outputs[buf] = kept(&k->outputs_mem[buf], n);
-        cl_mem_read(k->outputs[buf], src, n);
+        k->img.outputs[buf] = kept(&k->img.outputs_mem[buf], n);
+        cl_mem_read(k->img.outputs[buf], src, n);
     }
-    return k->outputs[buf];
+    return k->img.outputs[buf];
 }
 
 static int by_int(const void *a, const void *b)
@@ -149,7 +150,8 @@ int cl_check_written(struct cl_check *ck, int buf)
 }
 
 void cl_check_init(struct case_run *k, struct cl_check *ck, int call,
-                   const char *when, struct cl_result *r)
+                   const char *when, struct cl_result *r,
+                   enum cl_check_source source)
 {
     memset(ck, 0, sizeof *ck);
     ck->lab = k->lab;
@@ -161,7 +163,18 @@ void cl_check_init(struct case_run *k, struct cl_check *ck, int call,
     ck->when = when;
     ck->demo = k->o->demo;
     ck->r = r;
+    ck->source = source;
     ck->h = k;
+}
+
+int cl_case_check(struct case_run *k, int call, const char *when,
+                  struct cl_result *r, enum cl_check_source source)
+{
+    struct cl_check ck;
+    cl_check_init(k, &ck, call, when, r, source);
+    int wrong = k->lab->check(&ck);
+    cl_case_forget_outputs(k);
+    return wrong;
 }
 
 const void *cl_vs_baseline(struct cl_vs *v, int buf)
@@ -169,12 +182,12 @@ const void *cl_vs_baseline(struct cl_vs *v, int buf)
     struct case_run *k = v->ck.h;
     if (buf < 0 || buf >= k->plan.nbuf || !k->hb[buf].mirror)
         return NULL;
-    if (!k->base_copies[buf]) {
+    if (!k->img.base_copies[buf]) {
         size_t n = k->hb[buf].bytes;
-        k->base_copies[buf] = kept(&k->base_copies_mem[buf], n);
-        cl_mem_read(k->base_copies[buf], k->hb[buf].mirror, n);
+        k->img.base_copies[buf] = kept(&k->img.base_copies_mem[buf], n);
+        cl_mem_read(k->img.base_copies[buf], k->hb[buf].mirror, n);
     }
-    return k->base_copies[buf];
+    return k->img.base_copies[buf];
 }
 
 static void devcmp(const struct cl_gbuf *b, const struct cl_buf_plan *p,
@@ -305,8 +318,8 @@ unsigned cl_case_sample(struct case_run *k, uint64_t seed, int frame)
         const struct cl_gbuf *g = &k->hb[i];
         if ((p->role != CL_OUT && p->role != CL_STATE) || !g->ptr || !p->count)
             continue;
-        int values =
-            (k->base_ran || frame) && g->mirror && !k->plan.sample_written_only;
+        int values = (cl_base_ran(k) || frame) && g->mirror &&
+                     !k->plan.sample_written_only;
         if (!values && p->role == CL_STATE)
             continue; /* state is not poisoned: nothing to see */
         const struct cl_tolerance *t = p->has_tol ? &p->tol : &k->plan.tol;

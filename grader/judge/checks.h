@@ -18,6 +18,11 @@
 extern "C" {
 #endif
 
+/** Whose outputs a check reads: the submission's, or the baseline's (the
+ *  judge checks its library against the CPU reference with the same
+ *  check()). */
+enum cl_check_source { CL_FROM_SUBMISSION = 0, CL_FROM_BASELINE = 1 };
+
 /** What check() sees of a call. */
 struct cl_check {
     const struct cl_lab *lab;       /**< the lab */
@@ -30,14 +35,17 @@ struct cl_check {
     const char *when;    /**< "" or "after timing: ", to prefix messages */
     int demo;            /**< --demo: print examples */
     struct cl_result *r; /**< the verdict goes here */
-    void *h;             /**< the harness's */
+    enum cl_check_source source; /**< whose outputs cl_check_output()
+                                      reads */
+    void *h;                     /**< the harness's */
 };
 
 /** Host image of input or state @p buf as filled for call @p call of the
  *  case (regenerated from the seed; kept until the check ends). */
 const void *cl_check_input(struct cl_check *ck, int buf, int call);
 
-/** Host copy of buffer @p buf after the call (outputs and state). */
+/** Host copy of buffer @p buf after the call (outputs and state): the
+ *  submission's, or the baseline's when ck->source says so. */
 const void *cl_check_output(struct cl_check *ck, int buf);
 
 /**

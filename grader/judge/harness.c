@@ -420,10 +420,10 @@ static void frame_prep(struct case_run *k)
         return;
     struct cl_probe p;
     cl_clock_gpu_busy(&p, 0);
-    for (int i = 0; k->base && !k->has_state && i < cl_base_count(k); i++)
-        if (k->base_ok[i])
+    for (int i = 0; !k->has_state && i < cl_base_count(k); i++)
+        if (cl_base_usable(k, i))
             cl_base_time(k, i);
-    if (k->ceil.base && k->plan.ceil_bytes) {
+    if (cl_ceiling_ready(k)) {
         cl_ceiling_time(k, 0);
         cl_ceiling_time(k, 1);
     }
@@ -465,10 +465,9 @@ static int clocked_frame(struct case_run *k, double *ms)
 static int dry_runs(struct case_run *k)
 {
     /* the baselines frame_prep() runs read the first call's inputs */
-    if (frames_prepared(k) && k->base && !k->has_state) {
+    if (frames_prepared(k) && cl_base_count(k) && !k->has_state) {
         write_inputs(k, 0);
-        if (k->base->prepare)
-            k->base->prepare(k->base_st, 0);
+        cl_base_prepare(k, 0);
         cl_mem_sync();
     }
     for (int i = 0; i < FRAME_WARMUPS + FRAMES; i++) {
@@ -615,23 +614,10 @@ static int prepare_call(struct case_run *k, const struct call_plan *cp,
         if (prove_idle(k))
             return 1;
     }
-    if (k->base && k->base->prepare)
-        k->base->prepare(k->base_st, call);
-    k->base_ran = 0;
-    if (k->base && (cp->mode != BASE_IF_PLANNED || k->plan.versus)) {
-        for (int i = 0; i < cl_base_count(k); i++) {
-            if (!k->base_ok[i] || (cp->mode != BASE_TIMED && k->base_ran))
-                continue;
-            if (cp->mode == BASE_TIMED) {
-                sh->base_ms[i] = cl_base_time(k, i);
-            } else if (cl_base_run(k, i)) {
-                return 1;
-            }
-            k->base_ran = 1;
-            if (k->has_state)
-                break; /* state moves once per call */
-        }
-    }
+    cl_base_prepare(k, call);
+    if ((cp->mode != BASE_IF_PLANNED || k->plan.versus) &&
+        cl_base_call(k, cp->mode == BASE_TIMED, sh->base_ms))
+        return 1;
     if (cp->mode == BASE_TIMED && cl_judge_gpu() && cp->ceil &&
         cp->ceil->base) {
         sh->copy_ms = cl_ceiling_time(k, 0);
@@ -692,22 +678,15 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
     int wrong = 0;
     if (cpu && k->lab->check) {
         double t0 = detail.on ? cl_now_s() : 0;
-        struct cl_check ck;
-        cl_check_init(k, &ck, call, when, k->r);
-        wrong = k->lab->check(&ck);
-        cl_case_forget_outputs(k);
+        wrong = cl_case_check(k, call, when, k->r, CL_FROM_SUBMISSION);
         if (wrong && cl_base_first(k) >= 0) {
             /* is the reference right? the baseline says */
             struct cl_result br = *k->r;
             br.status = CL_ST_PASS;
-            struct cl_check bk;
-            cl_check_init(k, &bk, call, when, &br);
-            k->outputs_from_mirror = 1;
-            int base_wrong = k->lab->check(&bk);
-            k->outputs_from_mirror = 0;
-            cl_case_forget_outputs(k);
+            int base_wrong =
+                cl_case_check(k, call, when, &br, CL_FROM_BASELINE);
             size_t at = strlen(k->r->msg);
-            const char *name = k->base->name(k->base_st, cl_base_first(k));
+            const char *name = cl_base_name(k, cl_base_first(k));
             if (!base_wrong)
                 snprintf(k->r->msg + at, sizeof k->r->msg - at,
                          " (%s%s%s on the same inputs matches the reference)",
@@ -723,10 +702,10 @@ static int verify_call(struct case_run *k, int call, int cpu, const char *when)
         if (wrong)
             return 1;
     }
-    if (!k->base_ran)
+    if (!cl_base_ran(k))
         return 0;
     struct cl_vs v;
-    cl_check_init(k, &v.ck, call, when, k->r);
+    cl_check_init(k, &v.ck, call, when, k->r, CL_FROM_SUBMISSION);
     v.scale = 2.0;
     wrong = k->lab->versus ? k->lab->versus(&v) : cl_vs_default(&v, NULL, NULL);
     cl_case_forget_outputs(k);
@@ -861,7 +840,7 @@ static void time_case(struct case_run *k)
         spots_left -= spot;
         traces_left -= traced;
         struct call_plan p = {call,   BASE_TIMED,       spot && !k->has_state,
-                              traced, "after timing: ", &k->ceil};
+                              traced, "after timing: ", cl_ceiling_bufs(k)};
         detail.calls[PH_TIMED]++;
         if (one_call(k, &p, &sh))
             goto out;
@@ -975,7 +954,7 @@ static int plan_case(struct case_run *k)
     if (k->plan.check_calls < 1)
         k->plan.check_calls = 1;
     if (k->plan.nobase)
-        k->base = NULL;
+        cl_base_drop(k);
     for (int i = 0; i < k->plan.nbuf; i++) {
         const struct cl_buf_plan *p = &k->plan.buf[i];
         k->has_state |= p->role == CL_STATE;
@@ -1006,7 +985,7 @@ static void case_once(const struct cl_lab *lab, int index,
     k.o = o;
     k.r = r;
     k.limit_s = o->limit_s;
-    k.base = lab->base;
+    cl_base_init(&k, lab->base);
     k.salt = cl_private_random();
     k.rn.sock = k.rn.out = -1;
     k.frames = cl_series_make(FRAMES);
@@ -1045,12 +1024,7 @@ static void case_once(const struct cl_lab *lab, int index,
             k.hb[i].imported = 0;
         }
     finish_runner(&k);
-    if (k.base_st)
-        k.base->destroy(k.base_st);
-    if (k.ceil.base && !k.device_broken) {
-        cl_judge_free(k.ceil.base);
-        cl_judge_free(k.ceil.mirror);
-    }
+    cl_base_free(&k);
     for (int i = 0; i < k.plan.nbuf; i++)
         cl_gbuf_free(&k.hb[i], !k.device_broken);
     cl_case_free_outputs(&k);
