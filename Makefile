@@ -191,8 +191,8 @@ FIXTURE_SO  := $(patsubst grader/tests/fixtures/%.cu,$(BUILD)/fixtures/%.so,$(wi
 # on a machine of many cores, the longest first; then test_gpu alone,
 # whose timings need an idle GPU
 TESTS_SIDE  := $(addprefix $(BUILD)/tests/test_,batch sandbox faults release \
-                 protocol cli common refs lab6_data specs measure score policy \
-                 symbols pins report)
+                 protocol cli common refs lab6_data specs checks measure score \
+                 policy symbols pins report)
 TESTS_ALONE := $(BUILD)/tests/test_gpu
 TESTS       := $(TESTS_SIDE) $(TESTS_ALONE)
 # the class batches, the longest, as three suites (test_batch's Check cases)
