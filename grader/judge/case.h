@@ -92,8 +92,8 @@ struct case_run {
 static inline uint64_t cl_case_seed(const struct case_run *k, int call)
 {
     if (call < k->plan.check_calls)
-        return k->o->seed;
-    return cl_mix64(k->o->seed ^ k->salt ^
+        return k->o->run->seed;
+    return cl_mix64(k->o->run->seed ^ k->salt ^
                     cl_mix64(0x9e3779b97f4a7c15ULL * (uint64_t)(k->index + 1) +
                              (uint64_t)call));
 }

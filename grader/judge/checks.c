@@ -161,7 +161,7 @@ void cl_check_init(struct case_run *k, struct cl_check *ck, int call,
     ck->call = call;
     ck->pick = cl_private_random();
     ck->when = when;
-    ck->demo = k->o->demo;
+    ck->demo = k->o->run->demo;
     ck->r = r;
     ck->source = source;
     ck->h = k;

@@ -121,12 +121,12 @@ static int start_runner(struct case_run *k)
 {
     char why[512] = "";
     struct cl_runner_spec sp = {
-        .exe = k->o->runner,
+        .exe = k->o->run->runner,
         .lab_id = k->lab->id,
         .cpu_lab = !k->lab->needs_gpu,
-        .tool_mode = k->o->tool_mode,
-        .no_trace = k->o->no_trace,
-        .census = k->o->census,
+        .tool_mode = !cl_run_sandboxed(k->o->run),
+        .no_trace = k->o->run->no_trace,
+        .census = k->o->run->census,
         .limit_s = k->limit_s,
         .submission_fd = k->o->submission_fd,
     };
@@ -252,8 +252,8 @@ static void call_cmd(struct case_run *k, struct cl_call_cmd *c, int call,
 {
     memset(c, 0, sizeof *c);
     c->gate_us = cl_judge_gpu() ? gate : 0;
-    c->profile = k->o->profile;
-    c->trace = trace && !k->o->no_trace;
+    c->profile = k->o->run->profile;
+    c->trace = trace && !k->o->run->no_trace;
     c->arg_len = (int32_t)k->lab->arg_size;
     c->tag = call + 1;
     memcpy(c->arg, k->arg, k->lab->arg_size);
@@ -404,7 +404,7 @@ static void detail_phases(const struct case_run *k)
  * (frame_prep()): a timed case on the GPU, not under a tool */
 static int frames_prepared(const struct case_run *k)
 {
-    return cl_judge_gpu() && !k->o->tool_mode && k->timing_case;
+    return cl_judge_gpu() && cl_run_sandboxed(k->o->run) && k->timing_case;
 }
 
 /* What a timed call's preparation does on the GPU before its command and
@@ -563,7 +563,7 @@ struct shot {
  * another process's, and the time cannot be trusted. 0: idle. */
 static int prove_idle(struct case_run *k)
 {
-    if (!cl_judge_gpu() || k->o->tool_mode)
+    if (!cl_judge_gpu() || !cl_run_sandboxed(k->o->run))
         return 0;
     struct cl_probe p;
     if (!cl_clock_gpu_busy(&p, 1))
@@ -994,7 +994,7 @@ static void case_once(const struct cl_lab *lab, int index,
         cl_series_free(&k.frames);
         return;
     }
-    int timing = o->timing && !o->profile;
+    int timing = o->timing && !o->run->profile;
     k.timing_case = timing;
     int ok =
         !cl_case_resources(&k) && !start_runner(&k) && !share_buffers(&k, 0);

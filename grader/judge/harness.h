@@ -41,6 +41,7 @@
 #include "judge/checks.h"
 #include "judge/device.h"
 #include "judge/lab.h"
+#include "judge/run_opts.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -85,16 +86,10 @@ struct cl_baseline {
 
 /** How the engine runs one case. */
 struct cl_case_opts {
-    uint64_t seed;      /**< the run's seed */
-    int timing;         /**< time it (speed and bench cases) */
-    int profile;        /**< mark the call for a profiler; no timing */
-    int tool_mode;      /**< sandbox off (profilers, sanitizers) */
-    int no_trace;       /**< no CUPTI trace */
-    int census;         /**< the runner lists its system calls */
-    int demo;           /**< --demo */
-    double limit_s;     /**< the case's time limit */
-    int submission_fd;  /**< the sealed copy of the submission */
-    const char *runner; /**< the runner executable */
+    const struct cl_run_opts *run;  /**< the run's options */
+    int timing;                     /**< time it (speed and bench cases) */
+    double limit_s;                 /**< the case's time limit */
+    int submission_fd;              /**< the sealed copy of the submission */
     const struct cl_gpu_info *gpu;  /**< NULL on the CPU lab */
     const struct cl_lab_data *data; /**< the lab's data, or NULL */
 };

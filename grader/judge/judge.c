@@ -192,11 +192,11 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
             _exit(0);
         }
         char dir[4096];
-        if (run->cache_dir)
-            snprintf(dir, sizeof dir, "%s", run->cache_dir);
+        if (run->opts->cache_dir)
+            snprintf(dir, sizeof dir, "%s", run->opts->cache_dir);
         else
             cl_default_cache_dir(dir, sizeof dir);
-        cl_gpu_calibrate(&gpu, dir, run->recalibrate);
+        cl_gpu_calibrate(&gpu, dir, run->opts->recalibrate);
         m.gpu = gpu;
     } else {
         cl_judge_init(0, NULL, 0);
@@ -205,15 +205,9 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
         _exit(0);
 
     struct cl_case_opts co = {
-        .seed = run->seed,
-        .profile = run->profile,
-        .tool_mode = run->tool_mode || run->profile,
-        .no_trace = run->no_trace,
-        .census = run->census,
-        .demo = run->demo,
+        .run = run->opts,
         .limit_s = run->limit_s,
         .submission_fd = run->sub_fd,
-        .runner = run->runner,
         .gpu = lab->needs_gpu ? &gpu : NULL,
         .data = run->data,
     };

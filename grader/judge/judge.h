@@ -16,6 +16,7 @@
 
 #include "gpuinfo.h"
 #include "judge/lab.h"
+#include "judge/run_opts.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,16 +30,8 @@ struct cl_judge_run {
     const struct cl_lab *lab;       /**< the lab */
     const struct cl_lab_data *data; /**< its data (Lab 6), or NULL */
     int sub_fd;                     /**< the sealed submission */
-    uint64_t seed;                  /**< the run's seed */
     double limit_s;                 /**< per call */
-    int profile;                    /**< mark the call for a profiler */
-    int tool_mode;                  /**< sandbox off (sanitizers, ncu) */
-    int no_trace;                   /**< no CUPTI trace */
-    int census;                     /**< the runners list their calls */
-    int demo;                       /**< --demo */
-    const char *runner;             /**< the runner program, or NULL */
-    const char *cache_dir;          /**< calibration cache, or NULL */
-    int recalibrate;                /**< measure the GPU again */
+    const struct cl_run_opts *opts; /**< the run's options */
 };
 
 /** A judge process, as the parent holds it. */

@@ -334,7 +334,7 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         case 'l': o.lib_path = optarg; break;
         case 'S': solution = 1; break;
         case 's':
-            if (parse_u64(optarg, &o.seed))
+            if (parse_u64(optarg, &o.run.seed))
                 return usage_error(prog,
                                    "bad seed '%s' (a non-negative "
                                    "integer)",
@@ -357,22 +357,22 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
                                    optarg);
             break;
         case OPT_SOURCE: source = optarg; break;
-        case OPT_CACHE: o.cache_dir = optarg; break;
-        case OPT_RECAL: o.recalibrate = 1; break;
+        case OPT_CACHE: o.run.cache_dir = optarg; break;
+        case OPT_RECAL: o.run.recalibrate = 1; break;
         case OPT_NOCOLOR: color = 0; break;
         case OPT_LIST: list = 1; break;
         case OPT_BENCH: o.bench = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_LABEL: label = optarg; break;
-        case OPT_PROFILE: o.profile = 1; break;
+        case OPT_PROFILE: o.run.profile = 1; break;
         case OPT_WHICH: which = 1; break;
         case OPT_COLLECT: collect = optarg; break;
-        case OPT_DEMO: o.demo = 1; break;
+        case OPT_DEMO: o.run.demo = 1; break;
         case OPT_POLICY: policy_path = optarg; break;
         case OPT_CHECK: o.check_only = 1; break;
-        case OPT_TOOL: o.tool_mode = 1; break;
-        case OPT_NOTRACE: o.no_trace = 1; break;
-        case OPT_CENSUS: o.census = 1; break;
+        case OPT_TOOL: o.run.tool_mode = 1; break;
+        case OPT_NOTRACE: o.run.no_trace = 1; break;
+        case OPT_CENSUS: o.run.census = 1; break;
         case OPT_CSV_HEADER: cl_report_csv_header(stdout); return CL_EXIT_OK;
         case OPT_FORMAT:
             if (cl_book_format_parse(optarg, &book))
@@ -501,8 +501,8 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         return c;
     }
     if (!have_seed)
-        o.seed = random_seed();
-    if (o.profile && !o.n_only)
+        o.run.seed = random_seed();
+    if (o.run.profile && !o.n_only)
         o.only[o.n_only++] = lab->profile_case;
     o.progress = isatty(STDERR_FILENO);
 
@@ -542,6 +542,6 @@ int cl_cli_main(int argc, char **argv, const struct cl_lab *const *extra)
         return CL_EXIT_INTERNAL;
     }
     if (rc == CL_EXIT_OK || rc == CL_EXIT_FAILED)
-        printf("replay with --seed %" PRIu64 "\n", o.seed);
+        printf("replay with --seed %" PRIu64 "\n", o.run.seed);
     return rc;
 }

@@ -54,9 +54,9 @@ static int select_cases(const struct cl_lab *lab, const struct cl_grade_opts *o,
     /* correctness first, then speed; --bench: speed and the size sweep;
      * --demo: the demo cases alone */
     for (int kind = CL_CASE_CORRECT; kind <= CL_CASE_DEMO; kind++) {
-        if (o->demo    ? kind != CL_CASE_DEMO
-            : o->bench ? kind == CL_CASE_CORRECT || kind == CL_CASE_DEMO
-                       : kind == CL_CASE_BENCH || kind == CL_CASE_DEMO)
+        if (o->run.demo ? kind != CL_CASE_DEMO
+            : o->bench  ? kind == CL_CASE_CORRECT || kind == CL_CASE_DEMO
+                        : kind == CL_CASE_BENCH || kind == CL_CASE_DEMO)
             continue;
         for (int i = 0; i < lab->ncases && g->n < CL_MAX_CASES; i++) {
             const struct cl_case *c = &lab->cases[i];
@@ -187,7 +187,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     double t0 = cl_now_s();
     memset(g, 0, sizeof *g);
     g->lab = lab;
-    g->seed = o->seed;
+    g->seed = o->run.seed;
     g->lib_path = o->lib_path;
     g->subset = o->quick && !o->n_only ? "quick" : NULL;
     for (int i = 0; i < o->n_only; i++) {
@@ -206,7 +206,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
 
     const char *unknown = unknown_case(lab, o);
     if (unknown || select_cases(lab, o, g) == 0) {
-        if (o->demo && !o->n_only)
+        if (o->run.demo && !o->n_only)
             snprintf(g->summary, sizeof g->summary, "lab %s has no demo",
                      lab->id);
         else
@@ -222,16 +222,8 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
     struct cl_judge_run run = {
         .lab = lab,
         .sub_fd = -1,
-        .seed = o->seed,
         .limit_s = call_limit(lab, o, policy),
-        .profile = o->profile,
-        .tool_mode = o->tool_mode,
-        .no_trace = o->no_trace,
-        .census = o->census,
-        .demo = o->demo,
-        .runner = o->runner,
-        .cache_dir = o->cache_dir,
-        .recalibrate = o->recalibrate,
+        .opts = &o->run,
     };
     unsigned char *bytes = NULL;
     size_t size = 0;
@@ -284,7 +276,7 @@ enum cl_exit cl_grade_run(const struct cl_lab *lab,
             break;
         }
         int timing = (c->kind == CL_CASE_SPEED || c->kind == CL_CASE_BENCH) &&
-                     correct && !o->profile;
+                     correct && !o->run.profile;
         progress(o, k, g->n, c->name);
         double started = cl_now_s();
         run_one(&run, g, &w, k, timing);

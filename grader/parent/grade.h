@@ -12,6 +12,7 @@
 #define CL_PARENT_GRADE_H
 
 #include "judge/lab.h"
+#include "judge/run_opts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,26 +61,17 @@ struct cl_policy;
 
 /** Options of one grading run. */
 struct cl_grade_opts {
-    const char *lib_path; /**< the submission's shared library */
-    uint64_t seed;        /**< input seed */
+    const char *lib_path;   /**< the submission's shared library */
+    struct cl_run_opts run; /**< the run's: seed, tools, runner, cache */
     /** run just these cases, in the lab's order (none named: all) */
     const char *only[CL_MAX_ONLY];
-    int n_only;            /**< how many cases only[] names */
-    int quick;             /**< only cases marked quick */
-    double timeout_s;      /**< per-case limit; 0: the lab's */
-    const char *cache_dir; /**< calibration cache; NULL: default */
-    int recalibrate;       /**< measure peaks again */
-    int progress;          /**< print a live progress line on stderr */
-    int bench;             /**< run the speed and bench cases only */
-    int demo;              /**< run the demo cases only */
-    int profile;           /**< mark the student's call for a profiler */
-    int tool_mode;         /**< under a profiler or sanitizer: sandbox off */
-    int no_trace;          /**< no CUPTI trace (measurements only) */
-    int census;            /**< list the runner's system calls, trap none
-                                (maintainers, trusted code only) */
-    int check_only;        /**< static checks only, no GPU */
+    int n_only;                     /**< how many cases only[] names */
+    int quick;                      /**< only cases marked quick */
+    double timeout_s;               /**< per-case limit; 0: the lab's */
+    int progress;                   /**< print a live progress line on stderr */
+    int bench;                      /**< run the speed and bench cases only */
+    int check_only;                 /**< static checks only, no GPU */
     const struct cl_policy *policy; /**< points and targets; NULL: default */
-    const char *runner; /**< the runner executable; NULL: beside us */
 };
 
 #define CL_MAX_CASES 64 /**< cases in one lab, at most */

@@ -45,7 +45,7 @@ static inline enum cl_exit grade_lab(const char *lab, const char *lib,
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
     o.lib_path = lib;
-    o.seed = 2024;
+    o.run.seed = 2024;
     o.timeout_s = timeout;
     static char list[1024];
     snprintf(list, sizeof list, "%s", cases ? cases : "");

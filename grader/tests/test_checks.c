@@ -21,6 +21,7 @@ enum { A, B, C };
 
 static struct case_run k;
 static struct cl_case_opts o;
+static struct cl_run_opts ro;
 static struct cl_result r;
 
 /* case n=1000 of the self-test lab, planned, its buffers allocated and
@@ -31,9 +32,11 @@ static void setup(void)
     ck_assert_ptr_nonnull(lab);
     memset(&k, 0, sizeof k);
     memset(&o, 0, sizeof o);
+    memset(&ro, 0, sizeof ro);
+    ro.seed = 7;
+    o.run = &ro;
     memset(&r, 0, sizeof r);
     r.status = CL_ST_PASS;
-    o.seed = 7;
     k.lab = lab;
     k.index = 1;
     k.c = &lab->cases[1];
@@ -48,7 +51,7 @@ static void setup(void)
     for (int i = 0; i < k.plan.nbuf; i++)
         cl_gbuf_alloc(&k.hb[i], k.plan.buf[i].count * 4, 0);
     void *img[CL_MAX_BUFS] = {k.hb[A].ptr, k.hb[B].ptr};
-    cl_fill_host(lab, k.arg, &k.plan, NULL, o.seed, 0, 1, img);
+    cl_fill_host(lab, k.arg, &k.plan, NULL, ro.seed, 0, 1, img);
     ck_assert_int_eq(cl_case_resources(&k), 0);
     cl_base_prepare(&k, 0);
     double ms[CL_MAX_BASELINES];

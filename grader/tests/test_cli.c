@@ -526,7 +526,7 @@ START_TEST(test_unloadable_submission)
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
     o.lib_path = "/nonexistent/sub.so";
-    o.seed = 7;
+    o.run.seed = 7;
     const struct cl_lab *lab = cl_lab_find("00", NULL);
     ck_assert_ptr_nonnull(lab);
     ck_assert_int_eq(cl_grade_run(lab, &o, &g), CL_EXIT_LOAD);

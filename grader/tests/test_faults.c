@@ -283,8 +283,8 @@ START_TEST(test_lab6_demo_translates_examples)
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
     o.lib_path = CL_BUILD_DIR "/fixtures/lab06/correct.so";
-    o.seed = 1;
-    o.demo = 1;
+    o.run.seed = 1;
+    o.run.demo = 1;
     ck_assert_int_eq(cl_grade_run(cl_lab_find("06", NULL), &o, &g), CL_EXIT_OK);
     ck_assert_int_eq(g.n, 1);
     ck_assert_ptr_nonnull(strstr(g.r[0].msg, "examples translated right"));

@@ -42,7 +42,7 @@ static void grade_once(void)
     struct cl_grade_opts o;
     memset(&o, 0, sizeof o);
     lab00 = cl_lab_find("00", NULL);
-    o.seed = 7;
+    o.run.seed = 7;
     o.lib_path = HONEST;
     /* on a busy host the honest speed case may come out unconfirmed (the
      * judge's clock sees scheduling delays): grade again, after a pause,
