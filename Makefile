@@ -114,8 +114,9 @@ endif
 
 LAB_DIRS  := $(sort $(wildcard labs/[0-9][0-9]-*))
 LAB_NAMES := $(notdir $(LAB_DIRS))
-# grader code names its folder ("judge/harness.h"), a lab's interface its
-# lab ("05-gru/gru.h"), the shared helpers their file ("errcheck.h")
+# grader code names its folder ("judge/harness.h", "specs/refs.h": the
+# grader's spec of each lab), a lab's interface its lab ("05-gru/gru.h",
+# under the students' labs/), the shared helpers their file ("errcheck.h")
 INCLUDES  := -Icommon -Igrader -Ilabs \
              -I$(CUDA_HOME)/include $(if $(CUDNN_INC),-I$(CUDNN_INC))
 # gcc 14 makes these errors by default (Debian 13, Fedora 40, Arch): every
@@ -150,7 +151,7 @@ SO_FLAGS  := -std=c++17 -O3 $(ARCH_FLAGS) -shared \
 
 # ---- objects --------------------------------------------------------------
 # The link sets follow grader/'s folders, which follow the processes:
-#   grade      parent/ (no CUDA), judge/, labs/, protocol/ and common/
+#   grade      parent/ (no CUDA), judge/, specs/, protocol/ and common/
 #   cl-runner  runner/, protocol/ and the few common files it names: no
 #              judge, no spec, no cuBLAS or cuDNN in the process that runs
 #              the student's code
@@ -162,7 +163,7 @@ obj_of = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter %.c,$(1))) \
 COMMON_SRC   := $(call src_of,common)
 PROTOCOL_SRC := $(call src_of,grader/protocol)
 PARENT_SRC   := $(filter-out grader/parent/main.c,$(call src_of,grader/parent))
-JUDGE_SRC    := $(call src_of,grader/judge) $(call src_of,grader/labs)
+JUDGE_SRC    := $(call src_of,grader/judge) $(call src_of,grader/specs)
 # audit.c is no part of the runner: the loader's audit library beside it
 CONFINE_SRC  := $(call src_of,grader/confine)
 RUNNER_SRC   := $(filter-out grader/runner/audit.c,$(call src_of,grader/runner)) \

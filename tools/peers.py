@@ -48,7 +48,7 @@ LABS = {
     "06": "06-seq2seq",
 }
 
-# the scored speed cases of grader/labs/*.c, by name, with their shapes
+# the scored speed cases of grader/specs/*.c, by name, with their shapes
 SPEED_CASES = {
     "01": [("n=2^28", {"n": 1 << 28})],
     "02": [
@@ -153,7 +153,7 @@ def mix64(x):
 
 
 def adamw_sizes(kind):
-    """the tensor sizes of Lab 4's speed cases (grader/labs/adamw.c)"""
+    """the tensor sizes of Lab 4's speed cases (grader/specs/lab04_adamw.c)"""
     if kind == "small":
         return [1 + mix64(0x5eed0000 + i) % 10000 for i in range(1000)]
     d, vocab, ctx = 768, 50257, 1024

@@ -10,7 +10,7 @@
 #include "parent/policy.h"
 #include "parent/report.h"
 #include "parent/score.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 
 #include <errno.h>
 #include <fcntl.h>

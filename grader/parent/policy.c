@@ -3,7 +3,7 @@
 #include "parent/policy.h"
 
 #include "fileio.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 
 #include <cjson/cJSON.h>
 

@@ -8,7 +8,7 @@
 
 #include "parent/engine.h"
 #include "gpuinfo.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 
 #include <check.h>
 #include <sched.h>

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "tests/shell.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>

@@ -9,7 +9,7 @@
 #include "judge/baseline.h"
 #include "judge/case.h"
 #include "judge/checks.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>

@@ -7,10 +7,10 @@
 #include "fileio.h"
 #include "protocol/glue.h"
 #include "parent/grade.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 #include "safetensors.h"
 #include "06-seq2seq/seq2seq.h"
-#include "labs/seq2seq_data.h"
+#include "specs/seq2seq_data.h"
 #include "sha256.h"
 
 #include "tests/shell.h"

@@ -14,7 +14,7 @@
 #include "parent/grade.h"
 #include "judge/harness.h"
 #include "parent/policy.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>

@@ -10,14 +10,14 @@
 #include "05-gru/gru.h"
 #include "judge/harness.h"
 #include "parent/policy.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 #include "safetensors.h"
 #include "06-seq2seq/seq2seq.h"
-#include "labs/seq2seq_data.h"
+#include "specs/seq2seq_data.h"
 #include "parent/symbols.h"
 #include "sha256.h"
 
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>

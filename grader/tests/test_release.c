@@ -13,13 +13,13 @@
 #include "protocol/glue.h"
 #include "parent/grade.h"
 #include "05-gru/gru.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 #include "rng.h"
 #include "06-seq2seq/seq2seq.h"
 #include "parent/symbols.h"
 
 #include "tests/shell.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <cjson/cJSON.h>
@@ -1126,7 +1126,7 @@ START_TEST(test_peers_layouts_match_the_headers)
     FIELD(seq2seq_model, dec);
     FIELD(seq2seq_model, fc_w);
     FIELD(seq2seq_model, fc_b);
-    /* the 1000-small and gpt2-small lists of grader/labs/adamw.c */
+    /* the 1000-small and gpt2-small lists of grader/specs/lab04_adamw.c */
     long long sum = 0, sizes[256];
     for (int i = 0; i < 1000; i++)
         sum += 1 + (long long)(cl_mix64(0x5eed0000ULL + (uint64_t)i) % 10000);

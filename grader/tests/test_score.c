@@ -7,7 +7,7 @@
 #include "parent/policy.h"
 #include "parent/report.h"
 #include "parent/score.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>

@@ -6,7 +6,7 @@
 #include "protocol/glue.h"
 #include "judge/harness.h"
 #include "parent/policy.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 
 #include "tests/suite.h"
 

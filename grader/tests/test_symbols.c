@@ -12,7 +12,7 @@
 #include "parent/symbols.h"
 
 #include "tests/shell.h"
-#include "labs/labs.h"
+#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>

@@ -8,10 +8,10 @@
  * fraction of the copy ceiling, except for the arithmetic-bound K = 128
  * case (the policy's).
  */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 #include "protocol/glue.h"
 #include "judge/harness.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 
 #include "errcheck.h"
 

@@ -1,5 +1,5 @@
 /* labs.c: the lab registry and name lookup. */
-#include "labs/labs.h"
+#include "specs/labs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* seq2seq_data.c: Lab 6's trained model and test set (safetensors). */
 #define _GNU_SOURCE
-#include "labs/seq2seq_data.h"
+#include "specs/seq2seq_data.h"
 
 #include "fatal.h"
 #include "fileio.h"

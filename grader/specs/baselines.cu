@@ -1,5 +1,5 @@
 /* baselines.cu: kernels the library baselines launch beside the library. */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 
 #include "04-multi-tensor-apply/adamw.h"
 

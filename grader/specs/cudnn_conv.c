@@ -6,7 +6,7 @@
  * TF32). The algorithm is the fastest true-FP32 one that
  * cudnnFindConvolutionForwardAlgorithmEx reports on the real buffers.
  */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 #include "fatal.h"
 
 #include <cudnn.h>

@@ -2,8 +2,8 @@
  * @file labs.h
  * @brief The registry of the labs the grader knows.
  */
-#ifndef CL_LABS_LABS_H
-#define CL_LABS_LABS_H
+#ifndef CL_SPECS_LABS_H
+#define CL_SPECS_LABS_H
 
 #include "judge/lab.h"
 
@@ -29,4 +29,4 @@ extern const struct cl_caps cl_caps_cublas_allowed;
 }
 #endif
 
-#endif /* CL_LABS_LABS_H */
+#endif /* CL_SPECS_LABS_H */

@@ -3,7 +3,7 @@
  * baseline (Lab 1): c = 1 * a + 1 * b over n floats, FP32, NaN not
  * propagated, the tensors (1, 1, 1, n).
  */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 
 #include <cudnn.h>
 

@@ -11,7 +11,7 @@
  */
 #include "protocol/glue.h"
 #include "judge/harness.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

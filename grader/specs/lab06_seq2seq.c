@@ -16,12 +16,12 @@
  * Baseline: the pipeline an eager framework runs (pipeline.c), eager and
  * captured once in a CUDA graph; the faster is the baseline.
  */
-#include "labs/baselines.h"
-#include "labs/labs.h"
+#include "specs/baselines.h"
+#include "specs/labs.h"
 #include "protocol/glue.h"
 #include "judge/harness.h"
-#include "labs/refs.h"
-#include "labs/seq2seq_data.h"
+#include "specs/refs.h"
+#include "specs/seq2seq_data.h"
 
 #include "errcheck.h"
 

@@ -9,7 +9,7 @@
  */
 #include "protocol/glue.h"
 #include "judge/harness.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 
 #include <cublas_v2.h>
 

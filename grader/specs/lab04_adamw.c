@@ -11,11 +11,11 @@
  * the copy ceiling (AdamW moves 28 bytes per element: p, g, m, v in; p, m,
  * v out), and for many small tensors a speedup over the loop.
  */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 #include "protocol/glue.h"
 #include "guard.h"
 #include "judge/harness.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,11 +13,11 @@
  * cuDNN supports for the shape (standard, persist-static,
  * persist-dynamic); all are timed and the fastest is the baseline.
  */
-#include "labs/baselines.h"
-#include "labs/labs.h"
+#include "specs/baselines.h"
+#include "specs/labs.h"
 #include "protocol/glue.h"
 #include "judge/harness.h"
-#include "labs/refs.h"
+#include "specs/refs.h"
 
 #include <cudnn.h>
 

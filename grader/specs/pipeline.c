@@ -7,7 +7,7 @@
  * step, cuBLAS's SGEMM (default FP32 math) for the output layer: about
  * seven launches a step, eager, or captured once into a CUDA graph.
  */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 #include "fatal.h"
 #include "protocol/glue.h"
 

@@ -6,8 +6,8 @@
  * the same run); cudnnOpTensor (ADD) is the library shown beside it.
  */
 #include "judge/harness.h"
-#include "labs/baselines.h"
-#include "labs/refs.h"
+#include "specs/baselines.h"
+#include "specs/refs.h"
 #include "protocol/glue.h"
 
 #include <stdio.h>
@@ -69,7 +69,7 @@ static int check(struct cl_check *ck)
     return cl_verdict(&cmp, what, ck->r);
 }
 
-// ---- the baseline: cudnnOpTensor (ADD), labs/cudnn_optensor.c ---------------
+// ---- the baseline: cudnnOpTensor (ADD), specs/cudnn_optensor.c --------------
 
 static void *op_create(const struct cl_base_ctx *b, char *why, size_t len)
 {

@@ -1,7 +1,7 @@
 /* refs.c: the labs' CPU references, in plain C with double accumulation.
  * The grader checks outputs against these; the unit tests check them
  * against values worked out by hand. */
-#include "labs/refs.h"
+#include "specs/refs.h"
 
 #include "fatal.h"
 #include "05-gru/gru.h"

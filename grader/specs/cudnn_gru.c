@@ -8,7 +8,7 @@
  * gate: linear layers 0..2 take W_ih's r, z, n rows, 3..5 W_hh's, which is
  * the order PyTorch uses too. Only cudnnRNNForward is timed.
  */
-#include "labs/baselines.h"
+#include "specs/baselines.h"
 #include "fatal.h"
 #include "05-gru/gru.h"
 
