@@ -4,20 +4,9 @@
  * a sampled check compares. Lab 6's data files are test_lab6_data's, the
  * lab specs test_specs'. */
 #define _GNU_SOURCE
-#include "fileio.h"
 #include "protocol/glue.h"
-#include "parent/grade.h"
-#include "05-gru/gru.h"
 #include "judge/harness.h"
-#include "parent/policy.h"
 #include "specs/refs.h"
-#include "safetensors.h"
-#include "06-seq2seq/seq2seq.h"
-#include "specs/seq2seq_data.h"
-#include "parent/symbols.h"
-#include "sha256.h"
-
-#include "specs/labs.h"
 #include "tests/suite.h"
 
 #include <check.h>
