@@ -1,7 +1,12 @@
 /**
  * @file case.h
  * @brief The judge's state of one case as it runs: private to the judge's
- *        modules (harness.c, checks.c).
+ *        modules. Each part has one owner: the baselines' is baseline.c's
+ *        (struct cl_case_baseline, asked through baseline.h), the check
+ *        images are checks.c's (struct cl_check_images), the check that
+ *        stops the clock is clock.c's (clock.h), the runner is
+ *        runner_ctl.c's; harness.c runs the protocol around them, and a
+ *        run's options arrive by pointer (run_opts.h).
  */
 #ifndef CL_JUDGE_CASE_H
 #define CL_JUDGE_CASE_H
@@ -120,20 +125,6 @@ void cl_case_free_outputs(struct case_run *k);
 
 /** Free the host input images a check regenerated. */
 void cl_case_forget_inputs(struct case_run *k);
-
-/** Samples per output in the check that stops the judge's clock. */
-#define CL_SAMPLES 64
-
-/**
- * The check that stops the judge's clock on a call: CL_SAMPLES elements of
- * every output (and state) at positions drawn from @p seed, compared with
- * the baseline's when it ran for the call (and the plan does not say
- * poison only), else only seen written. On the device for a GPU lab, in
- * the shared memory for the CPU lab. Returns how many samples failed.
- * With @p frame (an empty frame's clock): the same buffers read as a
- * timed call's check reads them, the count meaningless.
- */
-unsigned cl_case_sample(struct case_run *k, uint64_t seed, int frame);
 
 /** A check of call @p call of @p k reading @p source's outputs, its
  *  verdict into @p r, its messages prefixed with @p when. */

@@ -15,11 +15,25 @@ extern "C" {
 
 struct case_run;
 
+/** Samples per output in the check that stops the judge's clock. */
+#define CL_SAMPLES 64
+
+/**
+ * The check that stops the judge's clock on a call: CL_SAMPLES elements of
+ * every output (and state) at positions drawn from @p seed, with @p values
+ * compared with the baseline's (when the plan does not say poison only),
+ * else only seen written. On the device for a GPU lab, in the shared
+ * memory for the CPU lab. Returns how many samples failed.
+ */
+unsigned cl_clock_sample(struct case_run *k, uint64_t seed, int values);
+
 /** What cl_clock_stop() checks, and what it found. */
 struct cl_clock_stop {
     struct case_run *k; /**< the case */
     unsigned bad;       /**< samples unwritten or wrong */
-    int frame;          /**< an empty frame: read as a call's, not judged */
+    int values;         /**< compare values with the baseline's: it ran for
+                             the call, or an empty frame reads the buffers
+                             as a call's check does (its count unjudged) */
     double check_ms;    /**< how long the check took (CL_TIMING_DETAIL) */
 };
 

@@ -442,7 +442,7 @@ static int clocked_frame(struct case_run *k, double *ms)
         cl_judge_flush_l2();
         CUDA_CHECK(cudaDeviceSynchronize());
     }
-    struct cl_clock_stop cs = {k, 0, 1, 0};
+    struct cl_clock_stop cs = {k, 0, 1, 0}; /* read as a call's check */
     call_cmd(k, c, 0, CL_GATE_US, 0);
     int rc = cl_runner_talk_clocked(&k->rn, J_DRY, c, sizeof *c, R_CALL, rep,
                                     sizeof *rep, 30.0, cl_clock_stop, &cs);
@@ -734,7 +734,7 @@ static int one_call(struct case_run *k, const struct call_plan *cp,
     memset(sh, 0, sizeof *sh);
     if (prepare_call(k, cp, sh))
         return 1;
-    struct cl_clock_stop cs = {k, 0, 0, 0};
+    struct cl_clock_stop cs = {k, 0, cl_base_ran(k), 0};
     /* straight from the judge's writes to the call: the runner does not
      * run between them (it is stopped), so no thread of it sees the
      * inputs before the clock starts */

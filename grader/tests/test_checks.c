@@ -9,6 +9,7 @@
 #include "judge/baseline.h"
 #include "judge/case.h"
 #include "judge/checks.h"
+#include "judge/clock.h"
 #include "specs/labs.h"
 #include "tests/suite.h"
 
@@ -170,16 +171,16 @@ END_TEST
  * ran for the call, else only whether the samples were written */
 START_TEST(test_clock_sample_checks_values_or_writes)
 {
-    ck_assert_uint_eq(cl_case_sample(&k, 11, 0), 0);
+    ck_assert_uint_eq(cl_clock_sample(&k, 11, cl_base_ran(&k)), 0);
     for (int i = 0; i < N; i++)
         out_c()[i] += 1.0f;
-    ck_assert_uint_eq(cl_case_sample(&k, 11, 0), CL_SAMPLES);
+    ck_assert_uint_eq(cl_clock_sample(&k, 11, cl_base_ran(&k)), CL_SAMPLES);
     /* no baseline on this call: wrong values pass, poison does not */
     cl_base_prepare(&k, 1);
     ck_assert_int_eq(cl_base_ran(&k), 0);
-    ck_assert_uint_eq(cl_case_sample(&k, 11, 0), 0);
+    ck_assert_uint_eq(cl_clock_sample(&k, 11, cl_base_ran(&k)), 0);
     memset(out_c(), CL_POISON, N * sizeof(float));
-    ck_assert_uint_eq(cl_case_sample(&k, 11, 0), CL_SAMPLES);
+    ck_assert_uint_eq(cl_clock_sample(&k, 11, cl_base_ran(&k)), CL_SAMPLES);
 }
 END_TEST
 
