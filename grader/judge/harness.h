@@ -25,64 +25,24 @@
  *     again from a fresh runner, up to CL_MAX_LOOKS in all, and the faster
  *     pass stands (cl_case_run(), cl_second_look_due() in measure.h).
  *
- * A spec states data and small functions: a case struct per lab, plan()
- * and fill() (buffers.h), check() against its CPU reference (refs.h) with
- * what checks.h gives it, and its baseline(s) (below). Nothing in a spec
- * times, guards or re-checks. The modules of the protocol: runner_ctl.h
+ * A spec states data and small functions (spec.h): a case struct per lab,
+ * plan() and fill() (buffers.h), check() against its CPU reference
+ * (refs.h) with what checks.h gives it, and its baseline(s). Nothing in a
+ * spec times, guards or re-checks. The modules of the protocol: runner_ctl.h
  * (the runner process), buffers.h, checks.h, measure.h (statistics),
  * device.h (the judge's GPU).
  */
 #ifndef CL_JUDGE_HARNESS_H
 #define CL_JUDGE_HARNESS_H
 
-#include "compare.h"
-#include "fatal.h"
-#include "judge/buffers.h"
-#include "judge/checks.h"
-#include "judge/device.h"
-#include "judge/lab.h"
 #include "judge/run_opts.h"
+#include "judge/spec.h"
 
-#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** What a baseline sees: the case and the judge's own pointers. */
-struct cl_base_ctx {
-    const void *arg;                /**< the case struct */
-    const struct cl_plan *plan;     /**< its buffers */
-    const struct cl_lab_data *data; /**< the lab's data, or NULL */
-    void *const *in;  /**< the live buffers (inputs and state as the
-                           student sees them), device pointers */
-    void *const *out; /**< the baseline's own outputs and state, one per
-                           CL_OUT/CL_STATE buffer (NULL for the others) */
-};
-
-#define CL_MAX_BASELINES 8 /**< baselines of one lab, at most */
-
-/** A lab's library baseline(s): each is timed; the fastest counts. */
-struct cl_baseline {
-    int count; /**< how many (Lab 5: cuDNN's algorithms), at most
-                    CL_MAX_BASELINES: a case with more is an internal
-                    error */
-    /** Per case; NULL with the reason in @p why (an internal error). */
-    void *(*create)(const struct cl_base_ctx *b, char *why, size_t len);
-    /** The name of baseline @p i for the report. */
-    const char *(*name)(void *st, int i);
-    /** Whether baseline @p i works for this case; why not in @p why. */
-    int (*usable)(void *st, int i, char *why, size_t len);
-    /** After each fill: what the inputs changed (repack weights); may be
-     *  NULL. @p call is the call's number. */
-    void (*prepare)(void *st, int call);
-    /** Run baseline @p i on @p s into the baseline's outputs; 0, or a
-     *  library status when the library refused. */
-    int (*run)(void *st, int i, cudaStream_t s);
-    /** Free what create() made. */
-    void (*destroy)(void *st);
-};
 
 /** How the engine runs one case. */
 struct cl_case_opts {

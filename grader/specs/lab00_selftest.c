@@ -10,7 +10,7 @@
  * in for a forbidden library.
  */
 #include "protocol/glue.h"
-#include "judge/harness.h"
+#include "judge/spec.h"
 #include "specs/refs.h"
 
 #include <stdio.h>

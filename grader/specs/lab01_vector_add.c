@@ -5,7 +5,7 @@
  * ceiling (the faster of cudaMemcpy and a streaming copy kernel, timed in
  * the same run); cudnnOpTensor (ADD) is the library shown beside it.
  */
-#include "judge/harness.h"
+#include "judge/spec.h"
 #include "specs/baselines.h"
 #include "specs/refs.h"
 #include "protocol/glue.h"

@@ -10,7 +10,7 @@
  */
 #include "specs/baselines.h"
 #include "protocol/glue.h"
-#include "judge/harness.h"
+#include "judge/spec.h"
 #include "specs/refs.h"
 
 #include "errcheck.h"

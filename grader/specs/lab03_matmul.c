@@ -8,7 +8,7 @@
  * ones, whose every element is then compared with cuBLAS's.
  */
 #include "protocol/glue.h"
-#include "judge/harness.h"
+#include "judge/spec.h"
 #include "specs/refs.h"
 
 #include <cublas_v2.h>

@@ -14,7 +14,7 @@
 #include "specs/baselines.h"
 #include "protocol/glue.h"
 #include "guard.h"
-#include "judge/harness.h"
+#include "judge/spec.h"
 #include "specs/refs.h"
 
 #include <stdio.h>

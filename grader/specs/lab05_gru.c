@@ -16,7 +16,7 @@
 #include "specs/baselines.h"
 #include "specs/labs.h"
 #include "protocol/glue.h"
-#include "judge/harness.h"
+#include "judge/spec.h"
 #include "specs/refs.h"
 
 #include <cudnn.h>
