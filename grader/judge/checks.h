@@ -23,6 +23,8 @@ extern "C" {
  *  check()). */
 enum cl_check_source { CL_FROM_SUBMISSION = 0, CL_FROM_BASELINE = 1 };
 
+struct case_run; /* the judge's state of a case (judge/case.h) */
+
 /** What check() sees of a call. */
 struct cl_check {
     const struct cl_lab *lab;       /**< the lab */
@@ -37,7 +39,7 @@ struct cl_check {
     struct cl_result *r; /**< the verdict goes here */
     enum cl_check_source source; /**< whose outputs cl_check_output()
                                       reads */
-    void *h;                     /**< the harness's */
+    struct case_run *h;          /**< the judge's case (opaque to a spec) */
 };
 
 /** Host image of input or state @p buf as filled for call @p call of the
