@@ -44,7 +44,7 @@ START_TEST(test_compare_exact_passes)
 }
 END_TEST
 
-START_TEST(test_compare_tolerance_edge)
+START_TEST(test_compare_fails_only_past_the_tolerance)
 {
     /* atol + rtol*|ref| = 1e-6 + 1e-5 * 100 = 1.001e-3 */
     float got[] = {100.0009f, 100.002f};
@@ -77,7 +77,7 @@ START_TEST(test_compare_counts_unwritten_and_nan)
 }
 END_TEST
 
-START_TEST(test_compare_all_unwritten_message)
+START_TEST(test_compare_says_none_was_written)
 {
     float got[4];
     for (int i = 0; i < 4; i++)
@@ -103,7 +103,7 @@ START_TEST(test_compare_zeros_fail)
 }
 END_TEST
 
-START_TEST(test_compare_norm_bound)
+START_TEST(test_compare_norm_fails_though_elements_pass)
 {
     /* each element inside a loose elementwise bound, norm bound fails:
      * rel_l2 = 1e-3 (half precision territory) */
@@ -119,7 +119,7 @@ START_TEST(test_compare_norm_bound)
 }
 END_TEST
 
-START_TEST(test_compare_sampled_indices)
+START_TEST(test_compare_checks_only_sampled_indices)
 {
     float got[] = {9, 1, 9, 3};
     double ref[] = {1.0, 3.0};
@@ -133,7 +133,7 @@ END_TEST
 
 // ---- stats -----------------------------------------------------------------
 
-START_TEST(test_stats_odd_even)
+START_TEST(test_stats_summary_right_for_odd_and_even_n)
 {
     double odd[] = {5, 1, 3};
     double even[] = {4, 1, 3, 2};
@@ -152,7 +152,7 @@ START_TEST(test_stats_odd_even)
 }
 END_TEST
 
-START_TEST(test_stats_empty)
+START_TEST(test_stats_refuse_empty_input)
 {
     struct cl_stats s;
     ck_assert_int_eq(cl_stats_compute(NULL, 0, &s), -1);
@@ -171,7 +171,7 @@ START_TEST(test_stats_outlier_robust)
 }
 END_TEST
 
-START_TEST(test_stats_stability)
+START_TEST(test_stats_stable_only_for_flat_long_series)
 {
     double flat[] = {1.0, 1.001, 0.999, 1.0, 1.0, 1.001, 0.999, 1.0};
     double drift[] = {1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0};
@@ -183,7 +183,7 @@ END_TEST
 
 // ---- guards ----------------------------------------------------------------
 
-START_TEST(test_scan_bytes)
+START_TEST(test_scan_bytes_finds_changed_bytes_and_span)
 {
     unsigned char g[64];
     memset(g, CL_CANARY, sizeof g);
@@ -198,7 +198,7 @@ START_TEST(test_scan_bytes)
 }
 END_TEST
 
-START_TEST(test_count_poison)
+START_TEST(test_count_poison_counts_poison_not_nan)
 {
     float p[] = {1.0f, poison(), 2.0f, poison(), NAN};
     size_t first = 0;
@@ -207,7 +207,7 @@ START_TEST(test_count_poison)
 }
 END_TEST
 
-START_TEST(test_guard_describe)
+START_TEST(test_guard_describes_oob_writes_or_nothing)
 {
     struct cl_guard_report r = {0, 4, 10};
     char msg[256];
@@ -240,7 +240,7 @@ START_TEST(test_rng_reproducible)
 }
 END_TEST
 
-START_TEST(test_rng_range_and_mean)
+START_TEST(test_rng_values_in_range_exact_and_centred)
 {
     enum { N = 100000 };
     float *p = malloc(N * sizeof *p);
@@ -261,7 +261,7 @@ END_TEST
 // ---- fatal, files, versions
 // --------------------------------------------------
 
-START_TEST(test_fatal_format)
+START_TEST(test_fatal_format_names_place_lib_and_call)
 {
     char buf[256];
     cl_fatal_format(buf, sizeof buf, "x.c", 12, "cudaMalloc(&p, n)", "CUDA",
@@ -291,7 +291,7 @@ START_TEST(test_fatal_exits_without_hook)
 }
 END_TEST
 
-START_TEST(test_xmalloc)
+START_TEST(test_xalloc_zeroes_and_never_returns_null)
 {
     unsigned char *z = cl_xcalloc(16, 4);
     for (int i = 0; i < 64; i++)
@@ -302,7 +302,7 @@ START_TEST(test_xmalloc)
 }
 END_TEST
 
-START_TEST(test_atomic_write_and_read)
+START_TEST(test_write_atomic_replaces_and_read_returns_it)
 {
     char dir[] = "/tmp/cl-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -323,7 +323,7 @@ START_TEST(test_atomic_write_and_read)
 }
 END_TEST
 
-START_TEST(test_version_strings)
+START_TEST(test_version_numbers_decode_to_dotted_strings)
 {
     char b[32];
     cl_version_string(13000, 0, b, sizeof b);
@@ -390,7 +390,7 @@ END_TEST
 /* the no-GPU sentence: a machine without a driver hears it plainly, not as
  * the runtime's "driver version is insufficient"; the other causes are
  * named (their wording depends on the driver, which this machine may have) */
-START_TEST(test_no_gpu_reason)
+START_TEST(test_no_gpu_reason_names_cause_plainly)
 {
     char buf[256];
     int driver = 0;
@@ -510,7 +510,7 @@ END_TEST
 
 /* FIPS 180-4's examples, and lengths around the 55/56 and 64-byte block
  * boundaries against a second computation (a million 'a's) */
-START_TEST(test_sha256_vectors)
+START_TEST(test_sha256_matches_known_vectors)
 {
     char hex[CL_SHA256_HEX];
     cl_sha256_hex("", 0, hex);
@@ -544,7 +544,7 @@ END_TEST
 /* digests in __metadata__ ("sha256:NAME"): checked on load; a wrong one
  * refused naming the tensor; cl_st_require_digests wants one per tensor;
  * cl_st_f32_nonfinite finds a NaN or an infinity */
-START_TEST(test_safetensors_digests)
+START_TEST(test_safetensors_digests_verified_on_load)
 {
     float data[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     char w_hex[CL_SHA256_HEX], b_hex[CL_SHA256_HEX], h[1024];
@@ -654,7 +654,7 @@ START_TEST(test_safetensors_refuses_bad_files)
 }
 END_TEST
 
-START_TEST(test_safetensors_dtype_check)
+START_TEST(test_safetensors_f32_refuses_other_dtypes)
 {
     const unsigned short half[4] = {0};
     const char *h = "{\"h\":{\"dtype\":\"F16\",\"shape\":[2,2],"
@@ -679,35 +679,35 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_compare_exact_passes);
     tcase_add_test(core, test_safetensors_reads_a_good_file);
     tcase_add_test(core, test_safetensors_refuses_bad_files);
-    tcase_add_test(core, test_sha256_vectors);
-    tcase_add_test(core, test_safetensors_digests);
-    tcase_add_test(core, test_safetensors_dtype_check);
+    tcase_add_test(core, test_sha256_matches_known_vectors);
+    tcase_add_test(core, test_safetensors_digests_verified_on_load);
+    tcase_add_test(core, test_safetensors_f32_refuses_other_dtypes);
     tcase_add_test(core, test_compare_counts_unwritten_and_nan);
-    tcase_add_test(core, test_compare_sampled_indices);
-    tcase_add_test(core, test_stats_odd_even);
+    tcase_add_test(core, test_compare_checks_only_sampled_indices);
+    tcase_add_test(core, test_stats_summary_right_for_odd_and_even_n);
     tcase_add_test(core, test_stats_outlier_robust);
-    tcase_add_test(core, test_stats_stability);
-    tcase_add_test(core, test_scan_bytes);
-    tcase_add_test(core, test_count_poison);
-    tcase_add_test(core, test_guard_describe);
+    tcase_add_test(core, test_stats_stable_only_for_flat_long_series);
+    tcase_add_test(core, test_scan_bytes_finds_changed_bytes_and_span);
+    tcase_add_test(core, test_count_poison_counts_poison_not_nan);
+    tcase_add_test(core, test_guard_describes_oob_writes_or_nothing);
     tcase_add_test(core, test_rng_reproducible);
-    tcase_add_test(core, test_rng_range_and_mean);
-    tcase_add_test(core, test_fatal_format);
+    tcase_add_test(core, test_rng_values_in_range_exact_and_centred);
+    tcase_add_test(core, test_fatal_format_names_place_lib_and_call);
     tcase_add_exit_test(core, test_fatal_calls_hook, 42);
     tcase_add_exit_test(core, test_fatal_exits_without_hook, CL_FATAL_EXIT);
-    tcase_add_test(core, test_atomic_write_and_read);
-    tcase_add_test(core, test_xmalloc);
-    tcase_add_test(core, test_version_strings);
+    tcase_add_test(core, test_write_atomic_replaces_and_read_returns_it);
+    tcase_add_test(core, test_xalloc_zeroes_and_never_returns_null);
+    tcase_add_test(core, test_version_numbers_decode_to_dotted_strings);
     tcase_add_test(core, test_peaks_cache_round_trip);
-    tcase_add_test(core, test_no_gpu_reason);
+    tcase_add_test(core, test_no_gpu_reason_names_cause_plainly);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("limits");
-    tcase_add_test(limits, test_compare_tolerance_edge);
-    tcase_add_test(limits, test_compare_all_unwritten_message);
+    tcase_add_test(limits, test_compare_fails_only_past_the_tolerance);
+    tcase_add_test(limits, test_compare_says_none_was_written);
     tcase_add_test(limits, test_compare_zeros_fail);
-    tcase_add_test(limits, test_compare_norm_bound);
-    tcase_add_test(limits, test_stats_empty);
+    tcase_add_test(limits, test_compare_norm_fails_though_elements_pass);
+    tcase_add_test(limits, test_stats_refuse_empty_input);
     suite_add_tcase(s, limits);
     return s;
 }

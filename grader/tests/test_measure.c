@@ -12,7 +12,7 @@
 
 /* a series takes no more than its room, and nothing that is not positive:
  * the judge once wrote 202 samples into 200 (a heap corruption) */
-START_TEST(test_series_bounds)
+START_TEST(test_series_refuses_overflow_and_nonpositive)
 {
     struct cl_series s = cl_series_make(4);
     ck_assert_int_eq(s.cap, 4);
@@ -33,7 +33,7 @@ START_TEST(test_series_bounds)
 }
 END_TEST
 
-START_TEST(test_series_statistics)
+START_TEST(test_series_quantiles_keep_samples_in_order)
 {
     struct cl_series s = cl_series_make(16);
     const double v[] = {5, 1, 4, 2, 3}; /* unsorted on purpose */
@@ -54,7 +54,7 @@ END_TEST
 
 /* the frame: the median of the empty frames, noise twice their middle
  * half's spread, never below the minimum */
-START_TEST(test_frame)
+START_TEST(test_frame_noise_robust_and_never_below_minimum)
 {
     struct cl_series d = cl_series_make(16);
     struct cl_frame f = cl_frame_of(&d);
@@ -82,7 +82,7 @@ END_TEST
  * within the noise is kept (it is the more precise); a report that lies
  * lowers it by the noise at most; one that says more than the judge saw
  * counts against the submission; no report: the judge's alone */
-START_TEST(test_scored_time)
+START_TEST(test_scored_time_lowered_by_noise_at_most)
 {
     const struct cl_frame f = {0.060, 0.004};
     /* honest: events 1.000 ms, judge 1.062 (frame 0.060, 2 us of noise) */
@@ -106,7 +106,7 @@ END_TEST
 /* a passed, timed case scored above its events by more than 1% (and 1 us)
  * is looked at again; of the two, a failure of the submission's stands,
  * the grader's or the host's does not, and of two passes the faster */
-START_TEST(test_second_look)
+START_TEST(test_second_look_due_past_gap_keeps_their_failure)
 {
     struct cl_result r;
     memset(&r, 0, sizeof r);
@@ -174,7 +174,7 @@ END_TEST
 /* bytes past what the L2 holds over the theoretical bandwidth (else 1.25x
  * the copy), FLOPs over four times the SGEMM rate; 0 when the GPU's rates
  * are unknown */
-START_TEST(test_physical_floor)
+START_TEST(test_physical_floor_from_matching_rate_else_zero)
 {
     struct cl_gpu_info gi;
     memset(&gi, 0, sizeof gi);
@@ -209,14 +209,14 @@ int main(void)
 {
     Suite *s = suite_create("measure");
     TCase *core = tcase_create("core");
-    tcase_add_test(core, test_series_statistics);
-    tcase_add_test(core, test_frame);
-    tcase_add_test(core, test_scored_time);
-    tcase_add_test(core, test_second_look);
-    tcase_add_test(core, test_physical_floor);
+    tcase_add_test(core, test_series_quantiles_keep_samples_in_order);
+    tcase_add_test(core, test_frame_noise_robust_and_never_below_minimum);
+    tcase_add_test(core, test_scored_time_lowered_by_noise_at_most);
+    tcase_add_test(core, test_second_look_due_past_gap_keeps_their_failure);
+    tcase_add_test(core, test_physical_floor_from_matching_rate_else_zero);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
-    tcase_add_test(limits, test_series_bounds);
+    tcase_add_test(limits, test_series_refuses_overflow_and_nonpositive);
     suite_add_tcase(s, limits);
     return cl_suite_run(s, 0, NULL);
 }

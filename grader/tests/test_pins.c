@@ -166,14 +166,14 @@ static void compare(const char *which)
 }
 
 /* every lab's cases, points and speed bands are the pinned ones */
-START_TEST(test_case_tables)
+START_TEST(test_case_tables_match_the_pins)
 {
     compare("cases");
 }
 END_TEST
 
 /* every input a case fills for seed 1 is bit for bit the pinned one */
-START_TEST(test_inputs)
+START_TEST(test_inputs_match_the_pinned_digests)
 {
     compare("inputs");
 }
@@ -194,7 +194,7 @@ static double ratio_in(const char *text)
 /* each lab's handout states, for every speed case, the points and the
  * full-credit line the default policy grades with: a student reads the
  * README, not policy.json */
-START_TEST(test_handout_tables)
+START_TEST(test_handouts_state_the_policy_points_and_bands)
 {
     const struct cl_policy *pol = cl_policy_default();
     for (const struct cl_lab *const *l = cl_labs; *l; l++) {
@@ -248,7 +248,7 @@ START_TEST(test_handout_tables)
 END_TEST
 
 /* the digest is FNV-1a: hand-checked values, so the pins mean what they say */
-START_TEST(test_digest)
+START_TEST(test_digest_is_fnv1a)
 {
     ck_assert_uint_eq(fnv1a("", 0), 14695981039346656037ULL);
     ck_assert_uint_eq(fnv1a("a", 1), 0xaf63dc4c8601ec8cULL);
@@ -261,10 +261,10 @@ int main(void)
     Suite *s = suite_create("pins");
     TCase *tc = tcase_create("pins");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_digest);
-    tcase_add_test(tc, test_case_tables);
-    tcase_add_test(tc, test_handout_tables);
-    tcase_add_test(tc, test_inputs);
+    tcase_add_test(tc, test_digest_is_fnv1a);
+    tcase_add_test(tc, test_case_tables_match_the_pins);
+    tcase_add_test(tc, test_handouts_state_the_policy_points_and_bands);
+    tcase_add_test(tc, test_inputs_match_the_pinned_digests);
     suite_add_tcase(s, tc);
     return cl_suite_run(s, 0, NULL);
 }

@@ -111,7 +111,7 @@ START_TEST(test_default_covers_every_lab)
 END_TEST
 
 /* values of grader/parent/policy.json, read back through the accessors */
-START_TEST(test_default_values)
+START_TEST(test_default_values_match_policy_json)
 {
     const struct cl_policy *p = cl_policy_default();
     const struct cl_lab *l1 = cl_lab_find("01", NULL);
@@ -153,7 +153,7 @@ END_TEST
 
 /* one lab's timeout, band and two cases' points change; everything else,
  * that lab's other cases and every other lab, stays the default's */
-START_TEST(test_overlay_merges)
+START_TEST(test_overlay_changes_only_what_it_names)
 {
     const struct cl_lab *l1 = cl_lab_find("01", NULL);
     const struct cl_lab *l2 = cl_lab_find("02", NULL);
@@ -187,7 +187,7 @@ END_TEST
 
 /* a case's own rule starts from the lab's and changes what it names; a
  * case that had one in the default keeps it when the lab's changes */
-START_TEST(test_overlay_case_rule)
+START_TEST(test_overlay_case_rule_starts_from_labs_rule)
 {
     const struct cl_lab *l1 = cl_lab_find("01", NULL);
     const struct cl_lab *l4 = cl_lab_find("04", NULL);
@@ -218,7 +218,7 @@ END_TEST
 
 /* the file's keys may come in any order: a case's rule starts from the
  * lab's rule as the file sets it, whether "speed" or "cases" comes first */
-START_TEST(test_overlay_key_order)
+START_TEST(test_overlay_key_order_does_not_matter)
 {
     const struct cl_lab *l1 = cl_lab_find("01", NULL);
     int big = case_index(l1, "n=2^28");
@@ -243,7 +243,7 @@ END_TEST
 
 /* a policy of its own (zeroed, not over the default) and labs given by the
  * caller: a lab it does not name gets 0 points, 60 s, the plain band */
-START_TEST(test_own_labs)
+START_TEST(test_own_policy_knows_only_callers_labs)
 {
     static const struct cl_case cs[] = {
         {"right", CL_CASE_CORRECT, NULL, 1},
@@ -379,7 +379,7 @@ END_TEST
 
 /* a file is laid over the default and named; without a "name", its path
  * is the name; no path at all is the default itself */
-START_TEST(test_load_file)
+START_TEST(test_loaded_file_laid_over_default_and_named)
 {
     char path[64];
     const struct cl_lab *l3 = cl_lab_find("03", NULL);
@@ -406,7 +406,7 @@ START_TEST(test_load_file)
 END_TEST
 
 /* a missing file names its path; a bad one names its path and the key */
-START_TEST(test_load_errors)
+START_TEST(test_load_errors_name_path_and_key)
 {
     ck_assert_int_eq(
         cl_policy_load(&pol, "/nonexistent/course.json", NULL, err, sizeof err),
@@ -442,7 +442,7 @@ END_TEST
 /* the grader: an unreadable or bad policy is a usage error (2), said in
  * one line naming the file, before the submission is looked at; a good
  * one lets --check go on */
-START_TEST(test_grader_policy_option)
+START_TEST(test_grader_refuses_bad_policy_uses_good_one)
 {
     char out[64], path[64];
     temp_file(out, "");
@@ -498,20 +498,20 @@ int main(void)
     Suite *s = suite_create("policy");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_default_covers_every_lab);
-    tcase_add_test(core, test_default_values);
-    tcase_add_test(core, test_overlay_merges);
-    tcase_add_test(core, test_overlay_case_rule);
-    tcase_add_test(core, test_own_labs);
-    tcase_add_test(core, test_load_file);
+    tcase_add_test(core, test_default_values_match_policy_json);
+    tcase_add_test(core, test_overlay_changes_only_what_it_names);
+    tcase_add_test(core, test_overlay_case_rule_starts_from_labs_rule);
+    tcase_add_test(core, test_own_policy_knows_only_callers_labs);
+    tcase_add_test(core, test_loaded_file_laid_over_default_and_named);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 60);
-    tcase_add_test(limits, test_overlay_key_order);
+    tcase_add_test(limits, test_overlay_key_order_does_not_matter);
     tcase_add_test(limits, test_refuses_bad_json);
     tcase_add_test(limits, test_refuses_unknown_names);
     tcase_add_test(limits, test_refuses_bad_numbers);
-    tcase_add_test(limits, test_load_errors);
-    tcase_add_test(limits, test_grader_policy_option);
+    tcase_add_test(limits, test_load_errors_name_path_and_key);
+    tcase_add_test(limits, test_grader_refuses_bad_policy_uses_good_one);
     suite_add_tcase(s, limits);
     return cl_suite_run(s, 0, NULL);
 }

@@ -167,7 +167,7 @@ static void set_speed(double t_ms, double base_ms)
 
 /* The honest grade itself: every case passed, the speed case was timed
  * against the judge's loop, and the score is what score.c makes of it. */
-START_TEST(test_real_grades)
+START_TEST(test_honest_passes_and_scribble_scores_zero)
 {
     use_honest();
     ck_assert_int_eq(g.all_correct, 1);
@@ -332,7 +332,7 @@ END_TEST
 
 /* A trace becomes a list of launches with their names (demangled), shapes,
  * counts, times and streams, and the busy time. */
-START_TEST(test_json_trace)
+START_TEST(test_trace_listed_in_json_and_table)
 {
     use_honest();
     struct cl_result *s = res("speed");
@@ -473,7 +473,7 @@ END_TEST
 /* The honest grade's table: the header, a row per case with its status
  * and points, the timed figures, the score line, the seed; no colour
  * unless asked. */
-START_TEST(test_table_report)
+START_TEST(test_table_shows_cases_score_and_colour_on_request)
 {
     use_honest();
     char *t = table(0, NULL);
@@ -512,7 +512,7 @@ END_TEST
 /* The hint names the first failing case, and the marker left in the
  * student's source; when all is correct but slow, the speed the case ran
  * at and the target the policy sets. */
-START_TEST(test_table_hints)
+START_TEST(test_hint_names_first_failure_or_speed_target)
 {
     g = scribble;
     char *t = table(0, NULL);
@@ -577,7 +577,7 @@ END_TEST
  * results.json, earns what score.c gives it (speed only for a pass once
  * every correctness case passed), and none reaches the leaderboard or the
  * CSV. */
-START_TEST(test_edge_statuses)
+START_TEST(test_edge_statuses_named_and_kept_off_leaderboard)
 {
     static const struct {
         const char *c;
@@ -652,7 +652,7 @@ END_TEST
 
 /* A grade that never ran: the table says "not graded" with the reason,
  * and results.json names the exit's status. */
-START_TEST(test_not_graded)
+START_TEST(test_ungraded_run_reports_reason_not_score)
 {
     static const struct {
         enum cl_exit code;
@@ -696,7 +696,7 @@ END_TEST
 
 /* CSV: the header with the ratio column, one line per timed passing case
  * with its figures in %.6g, the label, and ';' for a comma in a name. */
-START_TEST(test_csv)
+START_TEST(test_csv_has_one_row_per_timed_passing_case)
 {
     use_honest();
     char *c = csv("rung 1", 1);
@@ -739,7 +739,7 @@ END_TEST
 /* The bonus line: with a policy's bonus_at of 1.5, a speed case at 2x is
  * named (and not one at 1.2x); never while a case is wrong, never under
  * the default policy (lab 00 has no bonus). */
-START_TEST(test_bonus_line)
+START_TEST(test_bonus_line_only_when_correct_and_fast_enough)
 {
     use_honest();
     g.policy = policy_with("{\"labs\": {\"00\": {\"bonus_at\": 1.5}}}");
@@ -772,17 +772,17 @@ static Suite *report_suite(void)
     TCase *tc = tcase_create("report");
     tcase_set_timeout(tc, 120);
     tcase_add_unchecked_fixture(tc, grade_once, NULL);
-    tcase_add_test(tc, test_real_grades);
+    tcase_add_test(tc, test_honest_passes_and_scribble_scores_zero);
     tcase_add_test(tc, test_json_round_trip);
-    tcase_add_test(tc, test_json_trace);
+    tcase_add_test(tc, test_trace_listed_in_json_and_table);
     tcase_add_test(tc, test_sandbox_line_warns);
     tcase_add_test(tc, test_json_written_atomically);
-    tcase_add_test(tc, test_table_report);
-    tcase_add_test(tc, test_table_hints);
-    tcase_add_test(tc, test_edge_statuses);
-    tcase_add_test(tc, test_not_graded);
-    tcase_add_test(tc, test_csv);
-    tcase_add_test(tc, test_bonus_line);
+    tcase_add_test(tc, test_table_shows_cases_score_and_colour_on_request);
+    tcase_add_test(tc, test_hint_names_first_failure_or_speed_target);
+    tcase_add_test(tc, test_edge_statuses_named_and_kept_off_leaderboard);
+    tcase_add_test(tc, test_ungraded_run_reports_reason_not_score);
+    tcase_add_test(tc, test_csv_has_one_row_per_timed_passing_case);
+    tcase_add_test(tc, test_bonus_line_only_when_correct_and_fast_enough);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -240,7 +240,7 @@ static int landlock_abi(void)
     return abi > 0 ? (int)abi : 0;
 }
 
-START_TEST(test_row)
+START_TEST(test_row_graded_as_expect_tsv_says)
 {
     const struct row *r = &rows[_i];
     char buf[512], *save = NULL;
@@ -489,7 +489,7 @@ static cJSON *speed_of(const char *fixture, struct grade_proc *p)
     return c;
 }
 
-START_TEST(test_frame_before_load)
+START_TEST(test_frame_clocked_before_submission_loads)
 {
     struct grade_proc p;
     const cJSON *c = speed_of("honest", &p);
@@ -597,12 +597,12 @@ static Suite *sandbox_suite(void)
     Suite *s = suite_create("sandbox");
     TCase *table = tcase_create("table");
     tcase_set_timeout(table, ROW_LIMIT_S + 30);
-    tcase_add_loop_test(table, test_row, 0, nrows);
+    tcase_add_loop_test(table, test_row_graded_as_expect_tsv_says, 0, nrows);
     suite_add_tcase(s, table);
     TCase *more = tcase_create("more");
     tcase_set_timeout(more, ROW_LIMIT_S + 30);
     tcase_add_test(more, test_forged_time_ignored);
-    tcase_add_test(more, test_frame_before_load);
+    tcase_add_test(more, test_frame_clocked_before_submission_loads);
     tcase_add_test(more, test_output_cannot_forge_report);
     tcase_add_test(more, test_judge_death_costs_one_case);
     tcase_add_test(more, test_nothing_written_later);

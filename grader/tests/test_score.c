@@ -55,7 +55,7 @@ static void time_vs_ceiling(struct cl_result *r, double ratio)
 // ---- speed credit ---------------------------------------------------------
 
 /* credit is nothing at or below zero_at, linear in the band, full above */
-START_TEST(test_speed_credit)
+START_TEST(test_speed_credit_linear_between_zero_and_full)
 {
     struct cl_speed_rule band = {CL_VS_BASELINE, 0.5, 1.0};
     ck_assert_double_eq(cl_speed_credit(10, 0.25, &band), 0.0);
@@ -76,7 +76,7 @@ START_TEST(test_speed_credit)
 END_TEST
 
 /* an empty or inverted band gives nothing instead of dividing by zero */
-START_TEST(test_speed_credit_bad_band)
+START_TEST(test_bad_speed_band_gives_no_credit)
 {
     struct cl_speed_rule empty = {CL_VS_BASELINE, 1.0, 1.0};
     struct cl_speed_rule inverted = {CL_VS_BASELINE, 1.0, 0.5};
@@ -91,7 +91,7 @@ END_TEST
 
 /* baseline: base_ms / t_ms; ceiling: (work / t) / (ceil_work / ceil_ms);
  * nothing untimed or without the times it needs */
-START_TEST(test_speed_ratio_kinds)
+START_TEST(test_speed_ratio_follows_rule_zero_without_times)
 {
     struct cl_result r;
     memset(&r, 0, sizeof r);
@@ -138,7 +138,7 @@ END_TEST
 
 /* every status has its own short name as the report and results.json
  * print it; anything else is "unknown" */
-START_TEST(test_status_names)
+START_TEST(test_each_status_has_a_unique_name)
 {
     static const char *const want[CL_ST_COUNT] = {
         [CL_ST_PASS] = "pass",
@@ -168,7 +168,7 @@ END_TEST
 
 /* right output: pass, too-fast (time rejected) and unconfirmed (time not
  * confirmed); everything else is not */
-START_TEST(test_status_correct)
+START_TEST(test_only_pass_too_fast_unconfirmed_are_correct)
 {
     int correct = 0;
     for (int s = 0; s < CL_ST_COUNT; s++)
@@ -194,7 +194,7 @@ END_TEST
 /* Lab 1 under the default policy: eight correctness cases worth 60, the
  * speed case n=2^28 worth 40 on the ceiling band 0.6..0.9; a ratio of
  * 0.75 earns half of it */
-START_TEST(test_grade_totals)
+START_TEST(test_grade_totals_follow_default_policy_band)
 {
     const struct cl_lab *lab = cl_lab_find("01", NULL);
     ck_assert_ptr_nonnull(lab);
@@ -272,7 +272,7 @@ END_TEST
 
 /* a speed case whose time was not confirmed, or was rejected as too fast:
  * correct (the other cases keep their credit), but no speed credit */
-START_TEST(test_grade_unconfirmed_and_too_fast)
+START_TEST(test_unconfirmed_or_too_fast_earns_no_speed_credit)
 {
     const struct cl_lab *lab = cl_lab_find("02", NULL);
     grade_of(lab);
@@ -309,7 +309,7 @@ END_TEST
 
 /* a case with its own rule: Lab 2's K=128 conv is scored against cuDNN
  * (baseline, full at 1.0), the other speed cases against the copy */
-START_TEST(test_grade_case_rule)
+START_TEST(test_case_rule_overrides_lab_speed_rule)
 {
     const struct cl_lab *lab = cl_lab_find("02", NULL);
     grade_of(lab);
@@ -341,7 +341,7 @@ END_TEST
 
 /* bench and demo cases are never scored, but a timed bench case gets its
  * ratio for the CSV and the plots; an empty grade earns nothing */
-START_TEST(test_grade_bench_and_empty)
+START_TEST(test_bench_cases_and_empty_grade_earn_nothing)
 {
     const struct cl_lab *lab = cl_lab_find("01", NULL);
     grade_of(lab);
@@ -370,7 +370,7 @@ START_TEST(test_grade_bench_and_empty)
 END_TEST
 
 /* a policy of the course's own: its points and its band are used */
-START_TEST(test_grade_other_policy)
+START_TEST(test_course_policy_sets_points_and_band)
 {
     static struct cl_policy p;
     char err[256];
@@ -396,7 +396,7 @@ END_TEST
 
 /* the bonus (Lab 5: 1.5x cuDNN): timed passing cases at or past it, and
  * none while a case is wrong or in a lab without one */
-START_TEST(test_bonus_cases)
+START_TEST(test_bonus_cases_are_timed_passes_past_bonus_at)
 {
     const struct cl_lab *lab = cl_lab_find("05", NULL);
     grade_of(lab);
@@ -437,20 +437,20 @@ int main(void)
 {
     Suite *s = suite_create("score");
     TCase *core = tcase_create("core");
-    tcase_add_test(core, test_speed_credit);
-    tcase_add_test(core, test_speed_ratio_kinds);
-    tcase_add_test(core, test_status_names);
-    tcase_add_test(core, test_status_correct);
-    tcase_add_test(core, test_grade_totals);
+    tcase_add_test(core, test_speed_credit_linear_between_zero_and_full);
+    tcase_add_test(core, test_speed_ratio_follows_rule_zero_without_times);
+    tcase_add_test(core, test_each_status_has_a_unique_name);
+    tcase_add_test(core, test_only_pass_too_fast_unconfirmed_are_correct);
+    tcase_add_test(core, test_grade_totals_follow_default_policy_band);
     tcase_add_test(core, test_grade_speed_needs_correctness);
-    tcase_add_test(core, test_grade_unconfirmed_and_too_fast);
-    tcase_add_test(core, test_grade_case_rule);
-    tcase_add_test(core, test_grade_other_policy);
-    tcase_add_test(core, test_bonus_cases);
+    tcase_add_test(core, test_unconfirmed_or_too_fast_earns_no_speed_credit);
+    tcase_add_test(core, test_case_rule_overrides_lab_speed_rule);
+    tcase_add_test(core, test_course_policy_sets_points_and_band);
+    tcase_add_test(core, test_bonus_cases_are_timed_passes_past_bonus_at);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
-    tcase_add_test(limits, test_speed_credit_bad_band);
-    tcase_add_test(limits, test_grade_bench_and_empty);
+    tcase_add_test(limits, test_bad_speed_band_gives_no_credit);
+    tcase_add_test(limits, test_bench_cases_and_empty_grade_earn_nothing);
     suite_add_tcase(s, limits);
     return cl_suite_run(s, 0, NULL);
 }

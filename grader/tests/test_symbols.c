@@ -138,7 +138,7 @@ static const unsigned char nops[16] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
 
 /* the reader lists global and weak definitions, imports and needed
  * libraries, skips locals and names outside the string table */
-START_TEST(test_symtab_parse_image)
+START_TEST(test_symtab_lists_definitions_imports_and_needs)
 {
     static unsigned char img[IMG_SIZE];
     struct cl_symtab t;
@@ -168,7 +168,7 @@ END_TEST
  * decoded: syscall, sysenter, int 0x80 (x86-64), svc (AArch64, aligned);
  * not in a section that is not executable, nor the other machine's
  * encoding */
-START_TEST(test_symtab_syscall_scan)
+START_TEST(test_symtab_finds_syscalls_in_executable_code)
 {
     static unsigned char img[IMG_SIZE];
     static const struct {
@@ -221,7 +221,7 @@ START_TEST(test_symtab_syscall_scan)
 END_TEST
 
 /* images that are not what they claim: refused, never read out of bounds */
-START_TEST(test_symtab_bad_images)
+START_TEST(test_symtab_refuses_malformed_images)
 {
     static unsigned char img[IMG_SIZE];
     struct cl_symtab t;
@@ -290,7 +290,7 @@ START_TEST(test_symtab_bad_images)
 END_TEST
 
 /* files: missing, not ELF, empty, truncated, damaged in place */
-START_TEST(test_symbols_bad_files)
+START_TEST(test_symbols_refuses_missing_or_damaged_files)
 {
     struct cl_symtab t;
     ck_assert_int_eq(cl_symtab_read("/nonexistent.so", &t, why, sizeof why),
@@ -337,7 +337,7 @@ END_TEST
 // ---- the rules --------------------------------------------------------------
 
 /* what any lab may import, and why the rest may not */
-START_TEST(test_caps_refusal)
+START_TEST(test_caps_refuse_imports_for_named_reasons)
 {
     const struct cl_caps *c1 = cl_lab_find("01", NULL)->caps;
     const struct cl_caps *c5 = cl_lab_find("05", NULL)->caps;
@@ -409,7 +409,7 @@ START_TEST(test_caps_refusal)
 END_TEST
 
 /* libraries a lab forbids, by prefix after "lib" */
-START_TEST(test_caps_libraries)
+START_TEST(test_caps_forbid_libraries_by_prefix)
 {
     const struct cl_caps *c1 = cl_lab_find("01", NULL)->caps;
     const struct cl_caps *c5 = cl_lab_find("05", NULL)->caps;
@@ -442,7 +442,7 @@ START_TEST(test_caps_libraries)
 END_TEST
 
 /* the verdict on a symbol table built by hand: which problem is named */
-START_TEST(test_caps_check_order)
+START_TEST(test_caps_check_reports_problems_in_priority_order)
 {
     const struct cl_caps *c1 = cl_lab_find("01", NULL)->caps;
     const struct cl_caps *c0 = cl_lab_find("00", NULL)->caps;
@@ -540,7 +540,7 @@ static void passes(const struct cl_lab *lab, const char *path)
 }
 
 /* every built solution and skeleton passes its own lab's checks */
-START_TEST(test_symbols_solution_clean)
+START_TEST(test_built_libraries_pass_their_own_lab_checks)
 {
     char path[512];
     int n = 0;
@@ -565,7 +565,7 @@ END_TEST
 
 /* a solution under another lab's rules: Lab 5's uses cuBLAS, which Lab 1
  * forbids; Lab 1's lacks Lab 3's entry point */
-START_TEST(test_symbols_cross_lab)
+START_TEST(test_solution_refused_under_another_labs_rules)
 {
     struct cl_symtab t;
     const struct cl_lab *l1 = cl_lab_find("01", NULL);
@@ -621,7 +621,7 @@ static void refused_import(const char *lab_id, const char *path,
 }
 
 /* the hostile fixtures are refused by what they import */
-START_TEST(test_symbols_hostile_fixtures)
+START_TEST(test_hostile_fixtures_refused_by_their_imports)
 {
     refused_import("01", FIXTURE("01", "dlopen_cudnn"), "dlopen",
                    "dynamic loading");
@@ -640,7 +640,7 @@ START_TEST(test_symbols_hostile_fixtures)
 END_TEST
 
 /* the library fixtures: cuBLAS in Lab 1, cuDNN in Labs 5 and 6 */
-START_TEST(test_symbols_forbidden_library)
+START_TEST(test_forbidden_library_fixtures_refused)
 {
     static const struct {
         const char *lab, *path, *prefix;
@@ -666,7 +666,7 @@ END_TEST
 
 /* a system call instruction in the machine code: every import allowed,
  * refused by the byte scan, at the offset of a real syscall */
-START_TEST(test_symbols_raw_syscall)
+START_TEST(test_raw_syscall_refused_at_its_offset)
 {
     const struct cl_lab *lab = cl_lab_find("01", NULL);
     const char *path = FIXTURE("01", "raw_syscall");
@@ -707,7 +707,7 @@ static long find_bytes(const unsigned char *b, size_t n,
 /* honest code whose instructions hold 0f 05, 0f 34 and cd 80 in their
  * immediates is not refused: the check decodes instructions from each
  * function's start, with and without its symbol table */
-START_TEST(test_symbols_syscall_bytes_honest)
+START_TEST(test_syscall_bytes_in_immediates_not_refused)
 {
     const struct cl_lab *lab = cl_lab_find("01", NULL);
     const char *path = FIXTURE("01", "syscall_bytes");
@@ -749,7 +749,7 @@ START_TEST(test_symbols_syscall_bytes_honest)
 END_TEST
 
 /* C++ linkage: the entry point exists only mangled, so it is missing */
-START_TEST(test_symbols_cxx_linkage)
+START_TEST(test_cxx_mangled_entry_point_is_missing)
 {
     struct cl_symtab t;
     const char *path = FIXTURE("01", "no_symbol");
@@ -846,7 +846,7 @@ END_TEST
 // ---- the TODO marker ------------------------------------------------------
 
 /* the first line holding the marker and how many do; 0 when none */
-START_TEST(test_find_marker)
+START_TEST(test_find_marker_gives_first_line_and_count)
 {
     char path[] = "/tmp/cl-marker-XXXXXX";
     int fd = mkstemp(path);
@@ -893,24 +893,24 @@ int main(void)
     Suite *s = suite_create("symbols");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
-    tcase_add_test(core, test_symtab_parse_image);
-    tcase_add_test(core, test_caps_refusal);
-    tcase_add_test(core, test_caps_libraries);
-    tcase_add_test(core, test_caps_check_order);
-    tcase_add_test(core, test_symbols_solution_clean);
-    tcase_add_test(core, test_symbols_hostile_fixtures);
-    tcase_add_test(core, test_symbols_forbidden_library);
-    tcase_add_test(core, test_find_marker);
+    tcase_add_test(core, test_symtab_lists_definitions_imports_and_needs);
+    tcase_add_test(core, test_caps_refuse_imports_for_named_reasons);
+    tcase_add_test(core, test_caps_forbid_libraries_by_prefix);
+    tcase_add_test(core, test_caps_check_reports_problems_in_priority_order);
+    tcase_add_test(core, test_built_libraries_pass_their_own_lab_checks);
+    tcase_add_test(core, test_hostile_fixtures_refused_by_their_imports);
+    tcase_add_test(core, test_forbidden_library_fixtures_refused);
+    tcase_add_test(core, test_find_marker_gives_first_line_and_count);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 120);
-    tcase_add_test(limits, test_symtab_syscall_scan);
-    tcase_add_test(limits, test_symtab_bad_images);
-    tcase_add_test(limits, test_symbols_bad_files);
-    tcase_add_test(limits, test_symbols_cross_lab);
-    tcase_add_test(limits, test_symbols_raw_syscall);
-    tcase_add_test(limits, test_symbols_syscall_bytes_honest);
-    tcase_add_test(limits, test_symbols_cxx_linkage);
+    tcase_add_test(limits, test_symtab_finds_syscalls_in_executable_code);
+    tcase_add_test(limits, test_symtab_refuses_malformed_images);
+    tcase_add_test(limits, test_symbols_refuses_missing_or_damaged_files);
+    tcase_add_test(limits, test_solution_refused_under_another_labs_rules);
+    tcase_add_test(limits, test_raw_syscall_refused_at_its_offset);
+    tcase_add_test(limits, test_syscall_bytes_in_immediates_not_refused);
+    tcase_add_test(limits, test_cxx_mangled_entry_point_is_missing);
     tcase_add_test(limits, test_grade_check_refuses);
     tcase_add_test(limits, test_grade_check_passes);
     suite_add_tcase(s, limits);
