@@ -12,6 +12,12 @@
 #                                     # skeleton, fixtures, ladder, sanitizers
 #     bash tools/gpu-check.sh batch2  # a class batch on two GPUs (GPUS="0 1"),
 #                                     # names with spaces, quotes, accents
+#     bash tools/gpu-check.sh class3  # one class of 13 (LMS names, a Canvas
+#                                     # download, references, honest slow
+#                                     # code, a hang, a fault, a memory hog)
+#                                     # graded with GPUS="0 1", "0 0" and 0:
+#                                     # wall times, scores side by side, the
+#                                     # GPU each queue graded on
 #     bash tools/gpu-check.sh soak [N] [sanitize]  # make soak: N rounds
 #                                     # (default 3) of every reference and
 #                                     # honest fixture, stopping before the
@@ -149,6 +155,118 @@ if [ "$phase" = batch2 ]; then
     note "rows: $(($(wc -l < "$out/gradebook.csv") - 1)) (8 expected), not graded: $(grep -c 'not graded' "$out/gradebook.csv") (0 expected)"
     cut -d, -f1-7 "$out/gradebook.csv" | tee -a "$sum"
     cp -R "$out" "$OUT/batch2-out"
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = class3 ]; then
+    # one class graded three ways on one host, one after the other: two
+    # queues on two GPUs (GPUS="0 1"), two queues on one (GPUS="0 0"), one
+    # (GPUS=0); the wall times, each student's score in the three, and the
+    # GPU each queue graded on (docs/instructor.md records the run)
+    ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+    [ "$ngpu" -ge 2 ] || { note "class3: needs two GPUs, this host has $ngpu"; exit 1; }
+    subs=build/gpu-check-subs/class3
+    rm -rf "$subs" && mkdir -p "$subs/mary o'neil"
+    ref=solutions/01-vector-add/vector_add.cu
+    fx=grader/tests/fixtures/lab01
+    # LMS-style names: spaces, a quote, accents (two that differ only so)
+    cp "$ref" "$subs/john smith.cu"
+    cp "$ref" "$subs/mary o'neil/vector_add.cu"
+    cp "$ref" "$subs/Zoë Ä.cu"
+    cp "$fx/naive.cu" "$subs/Zoé Ä.cu"
+    # Canvas's download names (lastfirst[_LATE]_USERID_SUBMISSIONID_file)
+    cp "$ref" "$subs/doejane_1001_5001_vector_add.cu"
+    cp "$fx/naive.cu" "$subs/roedick_LATE_1002_5002_vector_add.cu"
+    # honest but slower, and the skeleton
+    cp "$fx/thrust.cu" "$subs/thrust user.cu"
+    cp "$fx/syscall_bytes.cu" "$subs/syscall bytes.cu"
+    cp labs/01-vector-add/vector_add.cu "$subs/skeleton.cu"
+    # hostile: a hang, a kernel fault, and one that takes all the GPU's
+    # memory it can get (256 MiB at a time, kept) before it adds
+    cp "$fx/hang.cu" "$subs/hang.cu"
+    cp "$fx/crash_kernel.cu" "$subs/crash kernel.cu"
+    cp "$fx/short_by_one.cu" "$subs/short by one.cu"
+    cat > "$subs/hog.cu" << 'CU'
+#include "vector_add.h"
+
+#include <cuda_runtime.h>
+
+__global__ void add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+
+extern "C" void vector_add(const float *a, const float *b, float *c, int n,
+                           cudaStream_t s)
+{
+    static int held;
+    void *p;
+    while (!held && cudaMalloc(&p, 256u << 20) == cudaSuccess)
+        cudaMemsetAsync(p, 1, 256u << 20, s);
+    held = 1;
+    cudaGetLastError();
+    add<<<(n + 255) / 256, 256, 0, s>>>(a, b, c, n);
+}
+CU
+    for g in "0 1" "0 0" "0"; do
+        tag=$(echo "$g" | tr ' ' '-')
+        out=build/class/gpu-check-class3-$tag
+        rm -rf "$out"
+        t0=$SECONDS
+        step "class3-$tag" env GPUS="$g" SEED=1 TIMEOUT=600 make grade-class \
+            LAB=01 SUBMISSIONS="$subs" OUT="$out"
+        note "GPUS=\"$g\": $((SECONDS - t0)) s wall for $(($(wc -l < "$out/gradebook.csv") - 1)) students"
+        cp "$out/gradebook.csv" "$OUT/gradebook-$tag.csv"
+        cp "$OUT/class3-$tag.log" "$out/queue.log"
+    done
+    # each student's score three ways; the GPUs each queue graded on
+    python3 - "$OUT" >> "$sum" << 'PY'
+import csv, glob, os, re, sys
+out = sys.argv[1]
+runs = ["0-1", "0-0", "0"]
+books = {}
+for r in runs:
+    with open(os.path.join(out, "gradebook-%s.csv" % r), newline="") as f:
+        books[r] = {row["student"]: row for row in csv.DictReader(f)}
+print("| student | " + " | ".join("GPUS=%s score (correctness, speed, status)" % r for r in runs) + " | same correctness |")
+print("|---|" + "---|" * (len(runs) + 1))
+differ = 0
+for who in sorted(books[runs[0]]):
+    cells, corr = [], set()
+    for r in runs:
+        row = books[r].get(who)
+        if not row:
+            cells.append("missing")
+            corr.add(None)
+            continue
+        cells.append("%s (%s, %s, %s)" % (row["score"], row["correctness"], row["speed"], row["status"]))
+        corr.add((row["correctness"], row["status"]))
+    same = len(corr) == 1
+    differ += not same
+    print("| %s | %s | %s |" % (who, " | ".join(cells), "yes" if same else "NO"))
+print("students whose correctness or status differ across the runs: %d" % differ)
+for r in runs:
+    d = "build/class/gpu-check-class3-" + r
+    queue = {}
+    for line in open(os.path.join(d, "queue.log"), errors="replace"):
+        m = re.match(r"^\[gpu (\S+)\] done .*\[([^\]]+)\]: ", line)
+        if m:
+            queue[m.group(2)] = m.group(1)
+    seen = {}
+    for path in glob.glob(os.path.join(d, "results", "*.json")):
+        key = os.path.basename(path)[:-5]
+        try:
+            text = open(path).read()
+        except OSError:
+            text = ""
+        m = re.search(r'"uuid":\s*"([^"]*)"', text)
+        uuid = m.group(1) if m else "no GPU named"
+        seen.setdefault(queue.get(key, "one queue"), set()).add(uuid)
+    print("GPUS=%s: %s" % (r, "; ".join("queue %s graded on %s" % (q, ", ".join(sorted(u))) for q, u in sorted(seen.items()))))
+PY
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
     exit 0
