@@ -78,9 +78,8 @@ void cl_score_grade(struct cl_grade *g, const struct cl_policy *policy)
             continue;
         }
         struct cl_speed_rule rule = cl_policy_speed(p, lab, r->index);
-        r->speedup = r->timed && r->t_ms > 0 && r->base_ms > 0
-                         ? r->base_ms / r->t_ms
-                         : 0.0;
+        const struct cl_speed_rule vs_base = {.vs = CL_VS_BASELINE};
+        r->speedup = cl_speed_ratio(&vs_base, r);
         r->ratio = cl_speed_ratio(&rule, r);
         r->vs_ceiling = rule.vs == CL_VS_CEILING;
         r->target = rule.full_at;
