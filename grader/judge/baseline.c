@@ -149,14 +149,14 @@ int cl_base_run(struct case_run *k, int i)
     if (st != 0)
         return cl_case_fail(k, CL_ST_INTERNAL,
                             "baseline %s refused to run (status %d)",
-                            k->bl.spec->name(k->bl.st, i), st);
+                            cl_base_name(k, i), st);
     return 0;
 }
 
 int cl_base_first(const struct case_run *k)
 {
     for (int i = 0; i < cl_base_count(k); i++)
-        if (k->bl.ok[i])
+        if (cl_base_usable(k, i))
             return i;
     return -1;
 }
@@ -216,7 +216,7 @@ int cl_base_verify(struct case_run *k, int call, int timing)
         if (wrong)
             return cl_case_fail(k, CL_ST_INTERNAL,
                                 "baseline %s is wrong: %.800s",
-                                k->bl.spec->name(k->bl.st, i), br.msg);
+                                cl_base_name(k, i), br.msg);
         if (!timing)
             break;
     }
@@ -232,7 +232,7 @@ void cl_base_describe(struct case_run *k, struct cl_series *bs, int best)
     int n = snprintf(msg, cap, "%s:", k->lab->baseline);
     len = n > 0 ? (size_t)n : 0;
     for (int i = 0; i < cl_base_count(k) && len < cap; i++) {
-        const char *name = k->bl.spec->name(k->bl.st, i);
+        const char *name = cl_base_name(k, i);
         if (k->bl.ok[i])
             n = snprintf(msg + len, cap - len, " %s %.4f ms%s;", name,
                          cl_series_median(&bs[i]), i == best ? " (best)" : "");
