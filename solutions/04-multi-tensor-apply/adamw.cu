@@ -14,6 +14,12 @@
  *      the list lives in device memory, uploaded only when the caller's
  *      list changes (an optimizer passes the same one every step), and
  *      each thread has eight 16-byte loads in flight
+ *   5  one launch over a table of tasks in device memory: every tensor
+ *      cut into tasks of at most 16 Ki elements, one block each, so the
+ *      thousand small tensors of 1000-small fill one grid instead of four
+ *      launches of 288 (rung 3's parameter struct holds 288 tensors); the
+ *      table is built and uploaded only when the caller's list changes,
+ *      and each thread has eight 16-byte loads in flight per round
  *
  * The struct must fit the kernel-parameter limit: 32,764 bytes since CUDA
  * 12.1 on Volta and newer, 4,096 bytes before. MTA_PARAM_BYTES selects the
@@ -261,6 +267,85 @@ __global__ void __launch_bounds__(SL_THREADS, SL_MIN_BLOCKS)
 }
 
 // ----------------------------------------------------------------------------
+// kernel 5: one launch over a task table kept in device memory
+
+#define TK_THREADS    512
+#define TK_UNROLL     2 /* float4s per array per thread per round */
+#define TK_MIN_BLOCKS 2 /* up to 64 registers */
+#define TK_ELEMS                                                               \
+    16384 /* elements per task (a tensor's first task also                     \
+           * takes the scalars before its boundary) */
+
+/* one block's work: n elements of one tensor, pointers already offset */
+struct tk_task {
+    float *p;
+    const float *g;
+    float *m;
+    float *v;
+    long long n;
+};
+
+/* elements [0, n) by the block: the scalars before the 16-byte boundary,
+ * rounds of TK_UNROLL float4s of each array per thread (every load of a
+ * round issued before the first use), then the scalars after the body */
+__device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
+                                            float *v, int n,
+                                            const step_consts &k)
+{
+    int t = threadIdx.x;
+    uintptr_t mis = (uintptr_t)p % 16;
+    int head = n, n4 = 0;
+    if (mis == (uintptr_t)g % 16 && mis == (uintptr_t)m % 16 &&
+        mis == (uintptr_t)v % 16) {
+        head = (int)((16 - mis) % 16) / 4;
+        if (head > n)
+            head = n;
+        n4 = (n - head) / 4;
+    }
+    float4 *p4 = (float4 *)(p + head), *m4 = (float4 *)(m + head),
+           *v4 = (float4 *)(v + head);
+    const float4 *g4 = (const float4 *)(g + head);
+    for (int base = 0; base < n4; base += TK_UNROLL * TK_THREADS) {
+        float4 pp[TK_UNROLL], gg[TK_UNROLL], mm[TK_UNROLL], vv[TK_UNROLL];
+#pragma unroll
+        for (int u = 0; u < TK_UNROLL; u++) {
+            int j = base + u * TK_THREADS + t;
+            if (j < n4) {
+                pp[u] = __ldcs(p4 + j);
+                gg[u] = __ldcs(g4 + j);
+                mm[u] = __ldcs(m4 + j);
+                vv[u] = __ldcs(v4 + j);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < TK_UNROLL; u++) {
+            int j = base + u * TK_THREADS + t;
+            if (j < n4) {
+                adamw_elem(pp[u].x, gg[u].x, mm[u].x, vv[u].x, k);
+                adamw_elem(pp[u].y, gg[u].y, mm[u].y, vv[u].y, k);
+                adamw_elem(pp[u].z, gg[u].z, mm[u].z, vv[u].z, k);
+                adamw_elem(pp[u].w, gg[u].w, mm[u].w, vv[u].w, k);
+                __stcs(p4 + j, pp[u]);
+                __stcs(m4 + j, mm[u]);
+                __stcs(v4 + j, vv[u]);
+            }
+        }
+    }
+    int rest = n - head - 4 * n4;
+    for (int e = t; e < head + rest; e += TK_THREADS) {
+        int idx = e < head ? e : head + 4 * n4 + (e - head);
+        adamw_elem(p[idx], g[idx], m[idx], v[idx], k);
+    }
+}
+
+__global__ void __launch_bounds__(TK_THREADS, TK_MIN_BLOCKS)
+    adamw_tasks(const struct tk_task *__restrict__ tasks, struct step_consts k)
+{
+    struct tk_task w = tasks[blockIdx.x];
+    adamw_range(w.p, w.g, w.m, w.v, (int)w.n, k);
+}
+
+// ----------------------------------------------------------------------------
 // launchers
 
 static void per_tensor(const struct adamw_tensor *ts, int count,
@@ -437,6 +522,113 @@ static int mta_slices_launch(const struct adamw_tensor *ts, int count,
     return 0;
 }
 
+/* rung 5's task table in device memory, kept between calls: rebuilt and
+ * uploaded again only when the caller's list differs from the one it was
+ * built from (an optimizer passes the same list every step) */
+static struct {
+    struct adamw_tensor *list; /* the caller's list it was built from */
+    int count, list_cap;
+    struct tk_task *host; /* pinned: the upload's source */
+    struct tk_task *dev;
+    long long tasks, cap; /* tasks in the table, and room for */
+    cudaEvent_t done;     /* after the last launch that read the table */
+} tk;
+
+/* the elements before a tensor's first 16-byte boundary when its four
+ * pointers share an offset (its tasks after the first start aligned) */
+static long long tk_head(const struct adamw_tensor *t)
+{
+    uintptr_t mis = (uintptr_t)t->param % 16;
+    if (mis != (uintptr_t)t->grad % 16 || mis != (uintptr_t)t->exp_avg % 16 ||
+        mis != (uintptr_t)t->exp_avg_sq % 16)
+        return 0;
+    return (long long)((16 - mis) % 16) / 4;
+}
+
+/* tasks of tensor t: the first covers [0, head + TK_ELEMS), the next
+ * TK_ELEMS more each */
+static long long tk_count(const struct adamw_tensor *t)
+{
+    long long body = t->n - tk_head(t);
+    return body <= TK_ELEMS ? 1 : (body + TK_ELEMS - 1) / TK_ELEMS;
+}
+
+/* the table for ts into tk.host and tk.dev; 0 on success */
+static int tk_build(const struct adamw_tensor *ts, int count, cudaStream_t s)
+{
+    long long tasks = 0;
+    for (int i = 0; i < count; i++)
+        if (ts[i].n > 0)
+            tasks += tk_count(&ts[i]);
+    /* nothing may read the table while it is rewritten */
+    if (tk.tasks && cudaEventSynchronize(tk.done) != cudaSuccess)
+        return -1;
+    tk.tasks = 0;
+    tk.count = -1;
+    if (tasks > tk.cap) {
+        long long cap = tasks + tasks / 2;
+        if (tk.cap && (cudaFreeHost(tk.host) != cudaSuccess ||
+                       cudaFree(tk.dev) != cudaSuccess))
+            return -1;
+        tk.cap = 0;
+        if (cudaMallocHost((void **)&tk.host, cap * sizeof *tk.host) !=
+            cudaSuccess)
+            return -1;
+        if (cudaMalloc((void **)&tk.dev, cap * sizeof *tk.dev) != cudaSuccess) {
+            cudaFreeHost(tk.host);
+            return -1;
+        }
+        tk.cap = cap;
+    }
+    if (count > tk.list_cap) {
+        free(tk.list);
+        tk.list = (struct adamw_tensor *)malloc(count * sizeof *tk.list);
+        tk.list_cap = tk.list ? count : 0;
+        if (!tk.list)
+            return -1;
+    }
+    long long j = 0;
+    for (int i = 0; i < count; i++) {
+        const struct adamw_tensor *t = &ts[i];
+        if (t->n <= 0)
+            continue;
+        long long head = tk_head(t), c = tk_count(t);
+        for (long long q = 0; q < c; q++) {
+            long long lo = q == 0 ? 0 : head + q * TK_ELEMS;
+            long long hi = head + (q + 1) * TK_ELEMS;
+            if (q == c - 1 || hi > t->n)
+                hi = t->n;
+            struct tk_task w = {t->param + lo, t->grad + lo, t->exp_avg + lo,
+                                t->exp_avg_sq + lo, hi - lo};
+            tk.host[j++] = w;
+        }
+    }
+    if (tasks && cudaMemcpyAsync(tk.dev, tk.host, tasks * sizeof *tk.host,
+                                 cudaMemcpyHostToDevice, s) != cudaSuccess)
+        return -1;
+    memcpy(tk.list, ts, count * sizeof *ts);
+    tk.count = count;
+    tk.tasks = tasks;
+    return 0;
+}
+
+/* rung 5; returns -1 (nothing launched) if its buffers cannot be had */
+static int tasks_launch(const struct adamw_tensor *ts, int count,
+                        struct step_consts k, cudaStream_t s)
+{
+    if (!tk.done && cudaEventCreateWithFlags(
+                        &tk.done, cudaEventDisableTiming) != cudaSuccess)
+        return -1;
+    if ((count != tk.count || memcmp(ts, tk.list, count * sizeof *ts) != 0) &&
+        tk_build(ts, count, s) != 0)
+        return -1;
+    if (tk.tasks == 0)
+        return 0;
+    adamw_tasks<<<(unsigned)tk.tasks, TK_THREADS, 0, s>>>(tk.dev, k);
+    cudaEventRecord(tk.done, s);
+    return 0;
+}
+
 // ----------------------------------------------------------------------------
 // dispatch
 
@@ -447,7 +639,7 @@ extern "C" void adamw_step(const struct adamw_tensor *tensors, int n_tensors,
     if (!kernel) {
         const char *e = getenv("ADAMW_KERNEL");
         kernel = e ? atoi(e) : 3;
-        if (kernel < 1 || kernel > 4)
+        if (kernel < 1 || kernel > 5)
             kernel = 3;
     }
     struct step_consts k = consts(hp);
@@ -455,6 +647,8 @@ extern "C" void adamw_step(const struct adamw_tensor *tensors, int n_tensors,
         per_tensor(tensors, n_tensors, k, stream);
     else if (kernel == 4 &&
              mta_slices_launch(tensors, n_tensors, k, stream) == 0)
+        return;
+    else if (kernel == 5 && tasks_launch(tensors, n_tensors, k, stream) == 0)
         return;
     else
         multi_tensor(tensors, n_tensors, k, kernel == 3, stream);
