@@ -92,6 +92,49 @@ __device__ __forceinline__ void adamw_elem(float &p, float g, float &m,
     p -= k.step_size * m / (sqrtf(v) / k.bc2_sqrt + k.eps);
 }
 
+/* four elements of each array at float4 j: the arithmetic, and the results
+ * stored with the streaming hint (every rung from 3 on) */
+__device__ __forceinline__ void adamw_quad(float4 *p4, float4 *m4, float4 *v4,
+                                           long long j, float4 pp, float4 gg,
+                                           float4 mm, float4 vv,
+                                           const step_consts &k)
+{
+    adamw_elem(pp.x, gg.x, mm.x, vv.x, k);
+    adamw_elem(pp.y, gg.y, mm.y, vv.y, k);
+    adamw_elem(pp.z, gg.z, mm.z, vv.z, k);
+    adamw_elem(pp.w, gg.w, mm.w, vv.w, k);
+    __stcs(p4 + j, pp);
+    __stcs(m4 + j, mm);
+    __stcs(v4 + j, vv);
+}
+
+/* the elements before the first 16-byte boundary when the four arrays
+ * share an offset within 16 bytes, else -1 (no 16-byte body) */
+__host__ __device__ __forceinline__ int
+aligned_head(const void *p, const void *g, const void *m, const void *v)
+{
+    uintptr_t mis = (uintptr_t)p % 16;
+    if (mis != (uintptr_t)g % 16 || mis != (uintptr_t)m % 16 ||
+        mis != (uintptr_t)v % 16)
+        return -1;
+    return (int)((16 - mis) % 16) / 4;
+}
+
+/* the scalars of [0, n) around the 16-byte body [head, head + 4 n4): before
+ * the boundary and after the body (all of them when there is no body), by
+ * the block's THREADS threads */
+template <int THREADS, typename I>
+__device__ __forceinline__ void adamw_scalars(float *p, const float *g,
+                                              float *m, float *v, I head, I n4,
+                                              I n, const step_consts &k)
+{
+    I rest = n - head - 4 * n4;
+    for (I e = threadIdx.x; e < head + rest; e += THREADS) {
+        I idx = e < head ? e : head + 4 * n4 + (e - head);
+        adamw_elem(p[idx], g[idx], m[idx], v[idx], k);
+    }
+}
+
 // ----------------------------------------------------------------------------
 // kernel 1: one tensor per launch
 
@@ -143,13 +186,8 @@ __global__ void __launch_bounds__(MTA_THREADS)
         for (long long i = threadIdx.x; i < n4; i += MTA_THREADS) {
             float4 pp = ((float4 *)p)[i], gg = __ldcs((const float4 *)g + i),
                    mm = ((float4 *)m)[i], vv = ((float4 *)v)[i];
-            adamw_elem(pp.x, gg.x, mm.x, vv.x, k);
-            adamw_elem(pp.y, gg.y, mm.y, vv.y, k);
-            adamw_elem(pp.z, gg.z, mm.z, vv.z, k);
-            adamw_elem(pp.w, gg.w, mm.w, vv.w, k);
-            __stcs((float4 *)p + i, pp);
-            __stcs((float4 *)m + i, mm);
-            __stcs((float4 *)v + i, vv);
+            adamw_quad((float4 *)p, (float4 *)m, (float4 *)v, i, pp, gg, mm, vv,
+                       k);
         }
         done = 4 * n4;
     }
@@ -180,15 +218,8 @@ __device__ __forceinline__ void adamw_piece(float *p, const float *g, float *m,
                                             const step_consts &k)
 {
     int t = threadIdx.x;
-    uintptr_t mis = (uintptr_t)p % 16;
-    long long head = n, n4 = 0;
-    if (mis == (uintptr_t)g % 16 && mis == (uintptr_t)m % 16 &&
-        mis == (uintptr_t)v % 16) {
-        head = (long long)((16 - mis) % 16) / 4;
-        if (head > n)
-            head = n;
-        n4 = (n - head) / 4;
-    }
+    long long h = aligned_head(p, g, m, v);
+    long long head = h < 0 || h > n ? n : h, n4 = (n - head) / 4;
     /* the vector body: SL_UNROLL float4s of each array in flight */
     float4 *p4 = (float4 *)(p + head), *m4 = (float4 *)(m + head),
            *v4 = (float4 *)(v + head);
@@ -206,34 +237,16 @@ __device__ __forceinline__ void adamw_piece(float *p, const float *g, float *m,
         }
 #pragma unroll
         for (int u = 0; u < SL_UNROLL; u++) {
-            long long j = i + u * SL_THREADS;
-            adamw_elem(pp[u].x, gg[u].x, mm[u].x, vv[u].x, k);
-            adamw_elem(pp[u].y, gg[u].y, mm[u].y, vv[u].y, k);
-            adamw_elem(pp[u].z, gg[u].z, mm[u].z, vv[u].z, k);
-            adamw_elem(pp[u].w, gg[u].w, mm[u].w, vv[u].w, k);
-            __stcs(p4 + j, pp[u]);
-            __stcs(m4 + j, mm[u]);
-            __stcs(v4 + j, vv[u]);
+            adamw_quad(p4, m4, v4, i + u * SL_THREADS, pp[u], gg[u], mm[u],
+                       vv[u], k);
         }
     }
     for (; i < n4; i += SL_THREADS) {
         float4 pp = __ldcs(p4 + i), gg = __ldcs(g4 + i), mm = __ldcs(m4 + i),
                vv = __ldcs(v4 + i);
-        adamw_elem(pp.x, gg.x, mm.x, vv.x, k);
-        adamw_elem(pp.y, gg.y, mm.y, vv.y, k);
-        adamw_elem(pp.z, gg.z, mm.z, vv.z, k);
-        adamw_elem(pp.w, gg.w, mm.w, vv.w, k);
-        __stcs(p4 + i, pp);
-        __stcs(m4 + i, mm);
-        __stcs(v4 + i, vv);
+        adamw_quad(p4, m4, v4, i, pp, gg, mm, vv, k);
     }
-    /* the scalars before the 16-byte boundary and after the body (all of
-     * them when the four arrays are misaligned differently) */
-    long long rest = n - head - 4 * n4;
-    for (long long e = t; e < head + rest; e += SL_THREADS) {
-        long long idx = e < head ? e : head + 4 * n4 + (e - head);
-        adamw_elem(p[idx], g[idx], m[idx], v[idx], k);
-    }
+    adamw_scalars<SL_THREADS>(p, g, m, v, head, n4, n, k);
 }
 
 /* block b does elements [total * b / grid, total * (b + 1) / grid) of the
@@ -293,15 +306,8 @@ __device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
                                             const step_consts &k)
 {
     int t = threadIdx.x;
-    uintptr_t mis = (uintptr_t)p % 16;
-    int head = n, n4 = 0;
-    if (mis == (uintptr_t)g % 16 && mis == (uintptr_t)m % 16 &&
-        mis == (uintptr_t)v % 16) {
-        head = (int)((16 - mis) % 16) / 4;
-        if (head > n)
-            head = n;
-        n4 = (n - head) / 4;
-    }
+    int h = aligned_head(p, g, m, v);
+    int head = h < 0 || h > n ? n : h, n4 = (n - head) / 4;
     float4 *p4 = (float4 *)(p + head), *m4 = (float4 *)(m + head),
            *v4 = (float4 *)(v + head);
     const float4 *g4 = (const float4 *)(g + head);
@@ -320,22 +326,11 @@ __device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
 #pragma unroll
         for (int u = 0; u < TK_UNROLL; u++) {
             int j = base + u * TK_THREADS + t;
-            if (j < n4) {
-                adamw_elem(pp[u].x, gg[u].x, mm[u].x, vv[u].x, k);
-                adamw_elem(pp[u].y, gg[u].y, mm[u].y, vv[u].y, k);
-                adamw_elem(pp[u].z, gg[u].z, mm[u].z, vv[u].z, k);
-                adamw_elem(pp[u].w, gg[u].w, mm[u].w, vv[u].w, k);
-                __stcs(p4 + j, pp[u]);
-                __stcs(m4 + j, mm[u]);
-                __stcs(v4 + j, vv[u]);
-            }
+            if (j < n4)
+                adamw_quad(p4, m4, v4, j, pp[u], gg[u], mm[u], vv[u], k);
         }
     }
-    int rest = n - head - 4 * n4;
-    for (int e = t; e < head + rest; e += TK_THREADS) {
-        int idx = e < head ? e : head + 4 * n4 + (e - head);
-        adamw_elem(p[idx], g[idx], m[idx], v[idx], k);
-    }
+    adamw_scalars<TK_THREADS>(p, g, m, v, head, n4, n, k);
 }
 
 __global__ void __launch_bounds__(TK_THREADS, TK_MIN_BLOCKS)
@@ -538,11 +533,8 @@ static struct {
  * pointers share an offset (its tasks after the first start aligned) */
 static long long tk_head(const struct adamw_tensor *t)
 {
-    uintptr_t mis = (uintptr_t)t->param % 16;
-    if (mis != (uintptr_t)t->grad % 16 || mis != (uintptr_t)t->exp_avg % 16 ||
-        mis != (uintptr_t)t->exp_avg_sq % 16)
-        return 0;
-    return (long long)((16 - mis) % 16) / 4;
+    int h = aligned_head(t->param, t->grad, t->exp_avg, t->exp_avg_sq);
+    return h < 0 ? 0 : h;
 }
 
 /* tasks of tensor t: the first covers [0, head + TK_ELEMS), the next
