@@ -117,6 +117,16 @@ static void append_to(const char *file, const char *text)
     fclose(f);
 }
 
+/* @p file in tmp_dir cut to 0 bytes */
+static void empty_file(const char *file)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, file);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+}
+
 /* the data in tmp_dir is refused with a message naming @p file and
  * saying @p want */
 static void load_refused(const char *file, const char *want)
@@ -262,10 +272,7 @@ START_TEST(test_lab6_truncated_model_is_refused_at_any_length)
     load_refused("model.safetensors", "does not fit");
     copy_data("model.safetensors", 5); /* inside the length */
     load_refused("model.safetensors", "shorter than the 8-byte header");
-    char path[128];
-    snprintf(path, sizeof path, "%s/model.safetensors", tmp_dir);
-    FILE *f = fopen(path, "wb");
-    fclose(f);
+    empty_file("model.safetensors");
     load_refused("model.safetensors", "0 bytes");
 }
 END_TEST
@@ -542,9 +549,7 @@ START_TEST(test_lab6_vocab_and_sentences_must_fit_the_model)
     append_to("test.tsv", "no tab here\n");
     load_refused("test.tsv", "line 1001 has no tab");
     /* an empty test set */
-    snprintf(path, sizeof path, "%s/test.tsv", tmp_dir);
-    FILE *f = fopen(path, "wb");
-    fclose(f);
+    empty_file("test.tsv");
     load_refused("test.tsv", "empty");
 }
 END_TEST
