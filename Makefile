@@ -327,14 +327,16 @@ bench: deps $(GRADER) $(LAB_SO)
 ## baselines on every speed case (tools/peers.py: needs a GPU and PyTorch,
 ## exits 9 without PyTorch, 3 without a GPU); writes PEERS_OUT/peers.md and
 ## peers.png. LAB=NN instead checks and times your build of that lab
-## against PyTorch (SOLUTION=1: the reference's; PEERS_LIB=path: any build)
+## against PyTorch (SOLUTION=1: the reference's, and its graded rows into
+## PEERS_OUT/grader-NN.csv for docs/data/ref-NN.csv; PEERS_LIB=path: any build)
 PEERS_LIB ?=
 PEERS_OUT ?= $(BUILD)/peers
 PEERS_SO  := $(or $(PEERS_LIB),$(if $(LAB),$(BUILD)/$(VARIANT)/$(GRADE_LABS).so))
 .PHONY: peers
 peers: deps $(GRADER) $(if $(PEERS_LIB),,$(if $(LAB),$(PEERS_SO),$(SOLUTION_SO)))
 	$(Q)python3 tools/peers.py --out $(PEERS_OUT) --grade $(GRADER) \
-	  $(if $(LAB),--lab $(GRADE_LABS)) $(if $(PEERS_SO),--lib $(PEERS_SO))
+	  $(if $(LAB),--lab $(GRADE_LABS)) $(if $(PEERS_SO),--lib $(PEERS_SO)) \
+	  $(if $(and $(LAB),$(filter 1,$(SOLUTION)),$(if $(PEERS_LIB),,1)),--grader-rows)
 
 ## memcheck: compute-sanitizer on LAB (memcheck; racecheck, synccheck
 ## when the source uses shared memory)

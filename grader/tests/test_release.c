@@ -1154,6 +1154,14 @@ START_TEST(test_peers_layouts_match_the_headers)
                             ">/dev/null 2>&1",
                             path),
                          9);
+    /* make peers LAB=NN SOLUTION=1 grades the reference into
+     * grader-NN.csv (the docs' ref-NN.csv), a student's build does not,
+     * and neither does PEERS_LIB=path */
+    const char *peers = "make -s -n peers LAB=04 %s 2>/dev/null | "
+                        "grep -q -e '--grader-rows'";
+    ck_assert_int_eq(sh(peers, "SOLUTION=1"), 0);
+    ck_assert_int_ne(sh(peers, ""), 0);
+    ck_assert_int_ne(sh(peers, "SOLUTION=1 PEERS_LIB=/nonexistent.so"), 0);
     sh("rm -rf %s %s.d", path, path);
 }
 END_TEST
