@@ -1,7 +1,7 @@
 /*
  * Lab 4 reference solution: a fused AdamW step over a list of tensors.
  *
- * The ladder (ADAMW_KERNEL=N, default 3):
+ * The ladder (ADAMW_KERNEL=N, default 5):
  *   1  the per-tensor loop: one launch per tensor, one element per thread
  *   2  multi-tensor apply: tensor pointers and (tensor, chunk) pairs packed
  *      into a struct passed by value, one launch per full struct, each
@@ -630,9 +630,9 @@ extern "C" void adamw_step(const struct adamw_tensor *tensors, int n_tensors,
     static int kernel = 0;
     if (!kernel) {
         const char *e = getenv("ADAMW_KERNEL");
-        kernel = e ? atoi(e) : 3;
+        kernel = e ? atoi(e) : 5;
         if (kernel < 1 || kernel > 5)
-            kernel = 3;
+            kernel = 5;
     }
     struct step_consts k = consts(hp);
     if (kernel == 1)
