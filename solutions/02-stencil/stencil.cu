@@ -14,6 +14,9 @@
  *      16-byte load in flight before the first use, the neighbours' values
  *      from the adjacent lanes through shuffles, no shared memory and no
  *      barrier, and a persistent grid sized by the occupancy API
+ *   6  rung 5 pipelined (R <= 8; rung 4 above): a warp's loads of its next
+ *      chunk are in flight while it computes the current one, plain loads
+ *      and stores, two blocks an SM for the registers both chunks need
  * Part B ladder (CONV1D_KERNEL=N, default 6):
  *   1  one output per thread from global memory
  *   2  a shared tile of each row with a K-1 halo on the left, the row's
@@ -322,6 +325,9 @@ static void conv_window(const float *x, const float *w, float *y, int B, int C,
 #define S_MIN_BLOCKS 3 /* up to 80 registers: every load in flight at once */
 #define S_SEGS       4
 #define S_CHUNK      (128 * S_SEGS)
+/* rung A6: up to 128 registers, the current chunk's quads and the next's
+ * (at 3 blocks an SM they spill) */
+#define S_PIPE_MIN_BLOCKS 2
 
 /* in[q .. q + 3] of one row, zero outside [0, T); HINT: streaming load */
 template <bool HINT>
@@ -339,6 +345,19 @@ __device__ __forceinline__ float4 load_quad(const float *xr, long long q, int T,
     return f;
 }
 
+/* the S_SEGS quads of chunk c that lane holds */
+template <bool HINT>
+__device__ __forceinline__ void load_chunk(float4 *seg, const float *in,
+                                           long long c, long long per_row,
+                                           int T, int lane, int vec)
+{
+    long long row = c / per_row;
+    long long t0 = (c - row * per_row) * S_CHUNK;
+#pragma unroll
+    for (int u = 0; u < S_SEGS; u++)
+        seg[u] = load_quad<HINT>(in + row * T, t0 + 128 * u + 4 * lane, T, vec);
+}
+
 __device__ __forceinline__ float4 shfl_quad(float4 v, int src)
 {
     v.x = __shfl_sync(0xffffffffu, v.x, src);
@@ -348,8 +367,11 @@ __device__ __forceinline__ float4 shfl_quad(float4 v, int src)
     return v;
 }
 
-template <int L, int RR, bool HINT>
-__global__ void __launch_bounds__(S_THREADS, S_MIN_BLOCKS)
+/* PIPE: rung A6, the next chunk's loads issued before this one's
+ * arithmetic */
+template <int L, int RR, bool HINT, bool PIPE>
+__global__ void __launch_bounds__(S_THREADS,
+                                  PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS)
     stream_window(const float *__restrict__ in, const float *__restrict__ w,
                   float *__restrict__ out, long long rows, int C, int T,
                   int vec)
@@ -362,10 +384,13 @@ __global__ void __launch_bounds__(S_THREADS, S_MIN_BLOCKS)
     const long long chunks = rows * per_row;
     long long cur_row = -1;
     float wk[KC];
+    long long c = ((long long)blockIdx.x * S_THREADS + threadIdx.x) / 32;
+    float4 ahead[S_SEGS]; /* PIPE: the chunk c's quads, loaded a round early */
+    if (PIPE && c < chunks)
+        load_chunk<HINT>(ahead, in, c, per_row, T, lane, vec);
     /* the loop is uniform across the warp: every lane takes part in every
      * shuffle */
-    for (long long c = ((long long)blockIdx.x * S_THREADS + threadIdx.x) / 32;
-         c < chunks; c += warps) {
+    for (; c < chunks; c += warps) {
         long long row = c / per_row;
         long long t0 = (c - row * per_row) * S_CHUNK;
         const float *xr = in + row * T;
@@ -377,11 +402,18 @@ __global__ void __launch_bounds__(S_THREADS, S_MIN_BLOCKS)
                 wk[k] = __ldg(wr + k);
             cur_row = row;
         }
-        /* every load of the chunk before the first use */
+        /* every load of the chunk before the first use (PIPE: and the
+         * next chunk's, which land during this one's arithmetic) */
         float4 seg[S_SEGS], hl = make_float4(0.f, 0.f, 0.f, 0.f), hr = hl;
+        if (PIPE) {
 #pragma unroll
-        for (int u = 0; u < S_SEGS; u++)
-            seg[u] = load_quad<HINT>(xr, t0 + 128 * u + 4 * lane, T, vec);
+            for (int u = 0; u < S_SEGS; u++)
+                seg[u] = ahead[u];
+            if (c + warps < chunks)
+                load_chunk<HINT>(ahead, in, c + warps, per_row, T, lane, vec);
+        } else {
+            load_chunk<HINT>(seg, in, c, per_row, T, lane, vec);
+        }
         if (SL > 0 && lane >= 32 - SL)
             hl = load_quad<false>(xr, t0 - 128 + 4 * lane, T, vec);
         if (SR > 0 && lane < SR)
@@ -439,8 +471,9 @@ static int stream_switch(const char *name, int fallback)
     return v ? atoi(v) : fallback;
 }
 
-/* launch stream_window<L, RR> on a grid of SMs x resident blocks */
-template <int L, int RR>
+/* launch stream_window<L, RR> on a grid of SMs x resident blocks (PIPE:
+ * rung A6's, plain loads and stores whatever STENCIL_HINTS says) */
+template <int L, int RR, bool PIPE = false>
 static void launch_stream(const float *in, const float *w, float *out,
                           long long rows, int C, int T, cudaStream_t s)
 {
@@ -452,9 +485,9 @@ static void launch_stream(const float *in, const float *w, float *out,
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
                 cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, stream_window<L, RR, true>, S_THREADS, 0) !=
+                &per_sm, stream_window<L, RR, !PIPE, PIPE>, S_THREADS, 0) !=
                 cudaSuccess)
-            sms = 80, per_sm = S_MIN_BLOCKS;
+            sms = 80, per_sm = PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS;
         blocks_max = sms * (per_sm > 0 ? per_sm : 1);
         if (stream_switch("STENCIL_GRID", 0) == 1)
             blocks_max = 1 << 30;
@@ -465,12 +498,18 @@ static void launch_stream(const float *in, const float *w, float *out,
     long long blocks = (chunks + S_THREADS / 32 - 1) / (S_THREADS / 32);
     if (blocks > blocks_max)
         blocks = blocks_max;
-    if (hints)
-        stream_window<L, RR, true><<<(unsigned)blocks, S_THREADS, 0, s>>>(
-            in, w, out, rows, C, T, vec);
+    if (PIPE)
+        stream_window<L, RR, false, true>
+            <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T,
+                                                    vec);
+    else if (hints)
+        stream_window<L, RR, true, false>
+            <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T,
+                                                    vec);
     else
-        stream_window<L, RR, false><<<(unsigned)blocks, S_THREADS, 0, s>>>(
-            in, w, out, rows, C, T, vec);
+        stream_window<L, RR, false, false>
+            <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T,
+                                                    vec);
 }
 
 // ----------------------------------------------------------------------------
@@ -788,23 +827,33 @@ static int choice(const char *var, int fallback, int last)
     return k >= 1 && k <= last ? k : fallback;
 }
 
+/* rungs A5 and A6 (PIPE) at radius <= 8 */
+template <bool PIPE>
+static void stencil_stream(const float *in, float *out, const float *w, int n,
+                           int radius, cudaStream_t s)
+{
+    switch (radius) {
+    case 1: launch_stream<1, 1, PIPE>(in, w, out, 1, 1, n, s); break;
+    case 2: launch_stream<2, 2, PIPE>(in, w, out, 1, 1, n, s); break;
+    case 3: launch_stream<3, 3, PIPE>(in, w, out, 1, 1, n, s); break;
+    case 4: launch_stream<4, 4, PIPE>(in, w, out, 1, 1, n, s); break;
+    case 5: launch_stream<5, 5, PIPE>(in, w, out, 1, 1, n, s); break;
+    case 6: launch_stream<6, 6, PIPE>(in, w, out, 1, 1, n, s); break;
+    case 7: launch_stream<7, 7, PIPE>(in, w, out, 1, 1, n, s); break;
+    default: launch_stream<8, 8, PIPE>(in, w, out, 1, 1, n, s); break;
+    }
+}
+
 extern "C" void stencil_1d(const float *in, float *out, const float *w, int n,
                            int radius, cudaStream_t stream)
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = choice("STENCIL_KERNEL", 5, 5);
-    if (kernel == 5 && radius <= 8) {
-        switch (radius) {
-        case 1: launch_stream<1, 1>(in, w, out, 1, 1, n, stream); break;
-        case 2: launch_stream<2, 2>(in, w, out, 1, 1, n, stream); break;
-        case 3: launch_stream<3, 3>(in, w, out, 1, 1, n, stream); break;
-        case 4: launch_stream<4, 4>(in, w, out, 1, 1, n, stream); break;
-        case 5: launch_stream<5, 5>(in, w, out, 1, 1, n, stream); break;
-        case 6: launch_stream<6, 6>(in, w, out, 1, 1, n, stream); break;
-        case 7: launch_stream<7, 7>(in, w, out, 1, 1, n, stream); break;
-        default: launch_stream<8, 8>(in, w, out, 1, 1, n, stream); break;
-        }
+        kernel = choice("STENCIL_KERNEL", 5, 6);
+    if (kernel == 6 && radius <= 8) {
+        stencil_stream<true>(in, out, w, n, radius, stream);
+    } else if (kernel == 5 && radius <= 8) {
+        stencil_stream<false>(in, out, w, n, radius, stream);
     } else if (kernel >= 4 && radius <= 16) {
         if (radius <= 1)
             stencil_window<1>(in, out, w, n, radius, stream);
