@@ -78,9 +78,9 @@ static void relay(int fd, void *ctx)
 }
 
 /* the environment a runner gets: nothing but what CUDA and the ladders
- * need (docs/grading.md), and the load guard (LD_AUDIT names @p audit,
- * grader/runner/audit.c) unless a census runs; in tool mode, all of ours
- * (a profiler's injection must reach it) */
+ * and their knobs need (docs/grading.md), and the load guard (LD_AUDIT
+ * names @p audit, grader/runner/audit.c) unless a census runs; in tool
+ * mode, all of ours (a profiler's injection must reach it) */
 static char **runner_env(int tool, int census, const char *audit)
 {
     static char *env[64];
@@ -96,9 +96,12 @@ static char **runner_env(int tool, int census, const char *audit)
         int ok = 0;
         for (const char *const *k = keep; *k; k++)
             ok |= strncmp(*e, *k, strlen(*k)) == 0;
-        /* a reference's ladder: VAR_KERNEL=k */
+        /* a ladder, VAR_KERNEL=k, and a knob of a kernel, VAR_KERNEL_X=v */
         const char *eq = strchr(*e, '=');
         if (eq && eq - *e > 7 && strncmp(eq - 7, "_KERNEL", 7) == 0)
+            ok = 1;
+        const char *in = eq ? strstr(*e, "_KERNEL_") : NULL;
+        if (in && in > *e && in + 8 < eq)
             ok = 1;
         if (ok)
             env[n++] = *e;

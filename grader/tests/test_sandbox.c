@@ -592,6 +592,31 @@ START_TEST(test_output_cannot_forge_report)
 }
 END_TEST
 
+/* The runner's environment holds, of the grader's, only the ladders'
+ * variables: a rung (VAR_KERNEL) and a knob of one (VAR_KERNEL_X), never a
+ * secret of the instructor's shell nor a name that only looks like a
+ * ladder's (rt_env_knobs sums honestly only then). Without the knob it
+ * writes zeros, so the pass below is the knob's doing. */
+START_TEST(test_env_reaches_runner)
+{
+    static const char *const all[] = {
+        "SELFTEST_KERNEL=2",  "SELFTEST_KERNEL_TILE=64", "CL_TEST_SECRET=x",
+        "SELFTEST_KERNELS=1", "SELFTEST_KERNEL_=1",      NULL};
+    static const char *const no_knob[] = {"SELFTEST_KERNEL=2", NULL};
+    const struct row r = {0, "rt_env_knobs", "-c n=1000", 0, "pass", "", ""};
+    struct grade_proc p;
+    grade_row(&r, &p, all);
+    ck_assert_msg(p.rc == 0, "exit %d\n%s\n%s", p.rc, p.out, p.err);
+    ck_assert_str_eq(json_str(result_case(p.json, "n=1000"), "status"), "pass");
+    grade_proc_free(&p);
+    grade_row(&r, &p, no_knob);
+    ck_assert_msg(p.rc == 1, "exit %d\n%s\n%s", p.rc, p.out, p.err);
+    ck_assert_str_eq(json_str(result_case(p.json, "n=1000"), "status"),
+                     "wrong");
+    grade_proc_free(&p);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
@@ -606,6 +631,7 @@ static Suite *sandbox_suite(void)
     tcase_add_test(more, test_output_cannot_forge_report);
     tcase_add_test(more, test_judge_death_costs_one_case);
     tcase_add_test(more, test_nothing_written_later);
+    tcase_add_test(more, test_env_reaches_runner);
     suite_add_tcase(s, more);
     return s;
 }

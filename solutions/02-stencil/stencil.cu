@@ -462,8 +462,8 @@ __global__ void __launch_bounds__(S_THREADS,
 }
 
 /* tuning switches of the streaming kernel (environment, read once):
- * STENCIL_HINTS=0 plain loads and stores instead of the streaming hints
- * (Lab 1 measured the hints 8% slower on an H200), STENCIL_GRID=1 one
+ * STENCIL_KERNEL_HINTS=0 plain loads and stores instead of the streaming hints
+ * (Lab 1 measured the hints 8% slower on an H200), STENCIL_KERNEL_GRID=1 one
  * chunk per warp on a full grid instead of the persistent one */
 static int stream_switch(const char *name, int fallback)
 {
@@ -472,7 +472,7 @@ static int stream_switch(const char *name, int fallback)
 }
 
 /* launch stream_window<L, RR> on a grid of SMs x resident blocks (PIPE:
- * rung A6's, plain loads and stores whatever STENCIL_HINTS says) */
+ * rung A6's, plain loads and stores whatever STENCIL_KERNEL_HINTS says) */
 template <int L, int RR, bool PIPE = false>
 static void launch_stream(const float *in, const float *w, float *out,
                           long long rows, int C, int T, cudaStream_t s)
@@ -480,7 +480,7 @@ static void launch_stream(const float *in, const float *w, float *out,
     static int blocks_max = 0, hints = -1;
     if (blocks_max == 0) {
         int dev = 0, sms = 0, per_sm = 0;
-        hints = stream_switch("STENCIL_HINTS", 1);
+        hints = stream_switch("STENCIL_KERNEL_HINTS", 1);
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
                 cudaSuccess ||
@@ -489,7 +489,7 @@ static void launch_stream(const float *in, const float *w, float *out,
                 cudaSuccess)
             sms = 80, per_sm = PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS;
         blocks_max = sms * (per_sm > 0 ? per_sm : 1);
-        if (stream_switch("STENCIL_GRID", 0) == 1)
+        if (stream_switch("STENCIL_KERNEL_GRID", 0) == 1)
             blocks_max = 1 << 30;
     }
     int vec = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0 &&
@@ -528,7 +528,7 @@ static void launch_stream(const float *in, const float *w, float *out,
 
 /* RB_OUT outputs a thread (a multiple of 16), RB_THREADS threads, at least
  * MINB blocks an SM (which caps the registers): rung 4 runs 16 x 256;
- * CONV1D_RB=32 picks 32 x 128 (for tuning: twice the multiply-adds per
+ * CONV1D_KERNEL_RB=32 picks 32 x 128 (for tuning: twice the multiply-adds per
  * shared load and per loop step, the same tile) */
 template <int KC, int RB_OUT, int RB_THREADS, int MINB>
 __global__ void __launch_bounds__(RB_THREADS, MINB)
@@ -629,7 +629,7 @@ static void launch_regblock(const float *x, const float *w, float *y, int B,
 {
     static int shape = 0;
     if (!shape) {
-        const char *v = getenv("CONV1D_RB");
+        const char *v = getenv("CONV1D_KERNEL_RB");
         shape = v ? atoi(v) : 16;
     }
     if (shape == 32)

@@ -21,7 +21,7 @@
  *  10  the tile table: rung 9 where there are enough 128 x 128 tiles to fill
  *      the GPU, else 128 x 64 x 8 tiles with K split S ways across a
  *      thread-block cluster (sm_90), summed through distributed shared
- *      memory in a fixed order (MATMUL_SPLITK=1|2|4|8 forces S)
+ *      memory in a fixed order (MATMUL_KERNEL_SPLITK=1|2|4|8 forces S)
  *  11  tensor cores at FP32 accuracy (3xTF32, sm_80 and later): each
  *      operand split into two TF32 numbers, a = a_big + a_small, and three
  *      TF32 mma products per piece (a_small b_big + a_big b_small +
@@ -874,7 +874,7 @@ typedef tc_tiles<128, 128, 64, 32, 3, 2> tiles11;
 typedef tc_tiles<64, 64, 32, 32, 4, 3> tiles11s;
 /* the same 128 x 128 tiles with 4 warps of 64 x 64 (CUTLASS's shape):
  * fewer shared loads and splits per mma, twice the registers
- * (MATMUL_TILES11=2 picks it, for tuning) */
+ * (MATMUL_KERNEL_TILES11=2 picks it, for tuning) */
 typedef tc_tiles<128, 128, 64, 64, 3, 2> tiles11w;
 
 // ----------------------------------------------------------------------------
@@ -1036,13 +1036,13 @@ static int clusters_fit(int M, int N, int S)
 
 /* K slices: double S (up to 8, the portable cluster size) while there are
  * fewer than two blocks per SM, each slice keeps at least 4 k tiles, and
- * all the clusters fit on the GPU at once. MATMUL_SPLITK=1, 2, 4 or 8
+ * all the clusters fit on the GPU at once. MATMUL_KERNEL_SPLITK=1, 2, 4 or 8
  * forces S (for tuning). */
 static int split_count(int M, int N, int K)
 {
     static int forced = -1;
     if (forced < 0) {
-        const char *v = getenv("MATMUL_SPLITK");
+        const char *v = getenv("MATMUL_KERNEL_SPLITK");
         int f = v ? atoi(v) : 0;
         forced = f == 1 || f == 2 || f == 4 || f == 8 ? f : 0;
     }
@@ -1098,12 +1098,12 @@ static int tf32_ok(void)
     return ok;
 }
 
-/* MATMUL_TILES11=2: rung 11's large tiles with 64 x 64 warp tiles */
+/* MATMUL_KERNEL_TILES11=2: rung 11's large tiles with 64 x 64 warp tiles */
 static int tiles11_choice(void)
 {
     static int c = 0;
     if (!c) {
-        const char *v = getenv("MATMUL_TILES11");
+        const char *v = getenv("MATMUL_KERNEL_TILES11");
         c = v && atoi(v) == 2 ? 2 : 1;
     }
     return c;

@@ -29,7 +29,7 @@
  *      A decoder step (T = 1, B = 1) reads each weight row and the vector
  *      with every 16-byte load issued before the first is used
  *
- * Rung 4 hands batches over one row (GRU_WF_MAXB=N, up to 16, changes
+ * Rung 4 hands batches over one row (GRU_KERNEL_WF_MAXB=N, up to 16, changes
  * that), and grids that cannot be resident, to rung 3.
  * Rung 3 hands some shapes to other code, each where it measured faster
  * (docs/performance.md): a single step (T = 1, a decoder step) runs a
@@ -1104,7 +1104,7 @@ static int forward_wavefront(const float *x, const float *h0, float *y,
                              int T, int B, int I, int H, int L,
                              const struct ws_layout *w, cudaStream_t s)
 {
-    /* the batches rung 4 takes: B = 1 unless GRU_WF_MAXB says otherwise
+    /* the batches rung 4 takes: B = 1 unless GRU_KERNEL_WF_MAXB says otherwise
      * (up to WF_MAXB). Measured against the best cuDNN algorithm
      * (docs/performance.md): at B = 1 1.30x to 1.38x (H100), where rung 3
      * made 0.99x to 1.10x (H200); at B = 8 only 1.42x to 1.45x, where rung
@@ -1114,7 +1114,7 @@ static int forward_wavefront(const float *x, const float *h0, float *y,
      * lines serve the polls one after another */
     static int take = 0;
     if (!take) {
-        const char *e = getenv("GRU_WF_MAXB");
+        const char *e = getenv("GRU_KERNEL_WF_MAXB");
         take = e ? atoi(e) : 1;
         take = take < 1 ? 1 : take > WF_MAXB ? WF_MAXB : take;
     }
