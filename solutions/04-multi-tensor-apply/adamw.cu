@@ -289,15 +289,6 @@ __global__ void __launch_bounds__(SL_THREADS, SL_MIN_BLOCKS)
     16384 /* elements per task (a tensor's first task also                     \
            * takes the scalars before its boundary) */
 
-/* one block's work: n elements of one tensor, pointers already offset */
-struct tk_task {
-    float *p;
-    const float *g;
-    float *m;
-    float *v;
-    long long n;
-};
-
 /* elements [0, n) by the block: the scalars before the 16-byte boundary,
  * rounds of TK_UNROLL float4s of each array per thread (every load of a
  * round issued before the first use), then the scalars after the body */
@@ -334,10 +325,13 @@ __device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
 }
 
 __global__ void __launch_bounds__(TK_THREADS, TK_MIN_BLOCKS)
-    adamw_tasks(const struct tk_task *__restrict__ tasks, struct step_consts k)
+    adamw_tasks(const struct adamw_tensor *__restrict__ tasks,
+                struct step_consts k)
 {
-    struct tk_task w = tasks[blockIdx.x];
-    adamw_range(w.p, w.g, w.m, w.v, (int)w.n, k);
+    /* a block's task: n elements of one tensor, its pointers offset to
+     * the first (the caller's own struct describes a piece as well) */
+    struct adamw_tensor w = tasks[blockIdx.x];
+    adamw_range(w.param, w.grad, w.exp_avg, w.exp_avg_sq, (int)w.n, k);
 }
 
 // ----------------------------------------------------------------------------
@@ -523,8 +517,8 @@ static int mta_slices_launch(const struct adamw_tensor *ts, int count,
 static struct {
     struct adamw_tensor *list; /* the caller's list it was built from */
     int count, list_cap;
-    struct tk_task *host; /* pinned: the upload's source */
-    struct tk_task *dev;
+    struct adamw_tensor *host; /* pinned: the upload's source */
+    struct adamw_tensor *dev;
     long long tasks, cap; /* tasks in the table, and room for */
     cudaEvent_t done;     /* after the last launch that read the table */
 } tk;
@@ -590,8 +584,9 @@ static int tk_build(const struct adamw_tensor *ts, int count, cudaStream_t s)
             long long hi = head + (q + 1) * TK_ELEMS;
             if (q == c - 1 || hi > t->n)
                 hi = t->n;
-            struct tk_task w = {t->param + lo, t->grad + lo, t->exp_avg + lo,
-                                t->exp_avg_sq + lo, hi - lo};
+            struct adamw_tensor w = {t->param + lo, t->grad + lo,
+                                     t->exp_avg + lo, t->exp_avg_sq + lo,
+                                     hi - lo};
             tk.host[j++] = w;
         }
     }
