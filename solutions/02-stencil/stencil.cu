@@ -477,16 +477,21 @@ template <int L, int RR, bool PIPE = false>
 static void launch_stream(const float *in, const float *w, float *out,
                           long long rows, int C, int T, cudaStream_t s)
 {
-    static int blocks_max = 0, hints = -1;
+    typedef void (*stream_fn)(const float *, const float *, float *, long long,
+                              int, int, int);
+    static stream_fn kern = NULL;
+    static int blocks_max = 0;
     if (blocks_max == 0) {
+        kern = PIPE ? stream_window<L, RR, false, true>
+               : stream_switch("STENCIL_KERNEL_HINTS", 1)
+                   ? stream_window<L, RR, true, false>
+                   : stream_window<L, RR, false, false>;
         int dev = 0, sms = 0, per_sm = 0;
-        hints = stream_switch("STENCIL_KERNEL_HINTS", 1);
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
                 cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, stream_window<L, RR, !PIPE, PIPE>, S_THREADS, 0) !=
-                cudaSuccess)
+                &per_sm, kern, S_THREADS, 0) != cudaSuccess)
             sms = 80, per_sm = PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS;
         blocks_max = sms * (per_sm > 0 ? per_sm : 1);
         if (stream_switch("STENCIL_KERNEL_GRID", 0) == 1)
@@ -498,18 +503,7 @@ static void launch_stream(const float *in, const float *w, float *out,
     long long blocks = (chunks + S_THREADS / 32 - 1) / (S_THREADS / 32);
     if (blocks > blocks_max)
         blocks = blocks_max;
-    if (PIPE)
-        stream_window<L, RR, false, true>
-            <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T,
-                                                    vec);
-    else if (hints)
-        stream_window<L, RR, true, false>
-            <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T,
-                                                    vec);
-    else
-        stream_window<L, RR, false, false>
-            <<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T,
-                                                    vec);
+    kern<<<(unsigned)blocks, S_THREADS, 0, s>>>(in, w, out, rows, C, T, vec);
 }
 
 // ----------------------------------------------------------------------------
