@@ -98,16 +98,22 @@ HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 # confined build of a submission reaches no GPU (no -arch=native there)
 GPU_CC     := $(if $(HAVE_GPU),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .'))
 OLDEST_SM  := $(if $(filter 1 2 3 4 5 6 7 8 9 10 11 12,$(NVCC_MAJOR)),70,75)
+# Hopper (9.0) builds sm_90a, its architecture-specific features (wgmma,
+# setmaxnreg: Lab 3's last rung) on top of sm_90's; an sm_90a binary runs
+# on compute capability 9.0 only, so a fat build adds compute_90 PTX for
+# later GPUs
+arch_gencode = $(if $(filter 90,$(1)),-gencode arch=compute_90a$(,)code=sm_90a,-gencode arch=compute_$(1)$(,)code=sm_$(1))
 ifneq ($(GPU_ARCH),)
-  ARCH_FLAGS := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+  ARCH_FLAGS := $(foreach a,$(GPU_ARCH),$(call arch_gencode,$(a)))
 else ifneq ($(GPU_CC),)
-  ARCH_FLAGS := -gencode arch=compute_$(GPU_CC),code=sm_$(GPU_CC)
+  ARCH_FLAGS := $(call arch_gencode,$(GPU_CC))
 else ifeq ($(HAVE_GPU),1)
   ARCH_FLAGS := -arch=native
 else
   ARCH_FLAGS := -gencode arch=compute_$(OLDEST_SM),code=sm_$(OLDEST_SM) \
                 -gencode arch=compute_80,code=sm_80 \
-                -gencode arch=compute_90,code=[sm_90,compute_90]
+                -gencode arch=compute_90a,code=sm_90a \
+                -gencode arch=compute_90,code=compute_90
 endif
 
 # ---- flags ----------------------------------------------------------------

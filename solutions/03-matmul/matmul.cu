@@ -1,7 +1,7 @@
 /*
  * Lab 3 reference solution: SGEMM, C = A * B, float32, row-major.
  *
- * The ladder (MATMUL_KERNEL=N; the default is MATMUL_DEFAULT, 11):
+ * The ladder (MATMUL_KERNEL=N; the default is MATMUL_DEFAULT, 12):
  *   1  naive: one thread per output, threadIdx.x walks the rows of C, so a
  *      warp's loads of A and its stores are strided (uncoalesced)
  *   2  coalesced: threadIdx.x walks the columns, a warp reads 32
@@ -27,14 +27,18 @@
  *      TF32 mma products per piece (a_small b_big + a_big b_small +
  *      a_big b_big) accumulated in FP32; shapes it does not fit, and older
  *      GPUs, take rung 10
+ *  12  Hopper's warpgroup MMA (wgmma, sm_90a): the three TF32 products of
+ *      rung 11 by whole warpgroups from shared memory, the operands split
+ *      and laid out by a pre-pass, copied in by the TMA, one producer and
+ *      two consumer warpgroups a block; shapes it does not fit, and other
+ *      GPUs, take rung 11
  *
  * Rungs 4 to 10 need tile-aligned shapes (M and N multiples of the tile,
  * K a multiple of the k step, 16-byte aligned rows); other shapes go down
- * the ladder: rung 11 to rung 10, rungs 8 to 10 to rung 7, rungs 4 to 7 to
- * rung 3. Rungs 5 to
- * 7 take 32 x 64 x 16 tiles when the matrix is too small or too thin for
- * one 128 x 128 x 8 block per multiprocessor; rungs 8 and 9 hand such
- * shapes to rung 7.
+ * the ladder: rung 12 to rung 11, rung 11 to rung 10, rungs 8 to 10 to rung 7,
+ * rungs 4 to 7 to rung 3. Rungs 5 to 7 take 32 x 64 x 16 tiles when the matrix
+ * is too small or too thin for one 128 x 128 x 8 block per multiprocessor;
+ * rungs 8 and 9 hand such shapes to rung 7.
  *
  *   make grade LAB=03 SOLUTION=1
  *   MATMUL_KERNEL=3 make grade LAB=03 SOLUTION=1
@@ -878,6 +882,320 @@ typedef tc_tiles<64, 64, 32, 32, 4, 3> tiles11s;
 typedef tc_tiles<128, 128, 64, 64, 3, 2> tiles11w;
 
 // ----------------------------------------------------------------------------
+// kernel 12: Hopper's warpgroup MMA (wgmma) at FP32 accuracy (3xTF32, sm_90a)
+//
+// The same three products as rung 11, on Hopper's asynchronous tensor-core
+// instruction: wgmma.mma_async multiplies a 64 x 128 x 8 piece for a whole
+// warpgroup (4 warps) with both operands read straight from shared memory,
+// so no thread loads fragments or splits numbers in the loop.
+//
+// A pre-pass (two small kernels, on the same stream, every call) splits A
+// and B into their TF32 big and small halves and writes them tile by tile,
+// already in the layout wgmma reads: a 128 x 32 tile of A (rows of 32
+// consecutive k, 128 bytes) and one of B transposed (rows of 32 consecutive
+// k for one column n), big then small, 32 KB each, with the 16-byte pieces
+// of row r permuted by r % 8 (the 128-byte swizzle that keeps wgmma's reads
+// free of bank conflicts). A stage of the kernel is then two contiguous
+// 32 KB blocks, which one thread copies with two bulk copies (the Tensor
+// Memory Accelerator's 1D cp.async.bulk, which needs no tensor map) that
+// complete on an mbarrier.
+//
+// A block of 384 threads computes a 128 x 128 tile of C: warpgroup 0 is
+// the producer (one thread issues the copies into a ring of 3 stages of
+// 64 KB; the group gives up registers with setmaxnreg), warpgroups 1 and 2
+// each own 64 rows and issue 12 wgmma per k tile of 32 (per k step of 8:
+// a_small b_big, a_big b_small, a_big b_big) into a fresh accumulator,
+// then add it to the running sum in FP32 (as rung 11 does per k step) and
+// free the stage. Tiles are visited in groups of 8 block rows so that
+// neighbours share A's and B's tiles in L2.
+//
+// wgmma exists only on sm_90a (Hopper's architecture-specific features);
+// the Makefile builds sm_90a for a compute capability 9.0 GPU. Elsewhere
+// the kernel is empty, and the dispatch, which asks the loaded kernel for
+// its static shared memory (the stage barriers exist only in the sm_90a
+// body), hands the shape to rung 11.
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define MATMUL_WGMMA 1
+#endif
+
+namespace wg
+{
+
+constexpr int BM = 128, BN = 128, BK = 32; /* BK floats: one 128-byte row */
+constexpr int STAGES = 3;
+constexpr int CONSUMERS = 2;                      /* warpgroups of 64 rows */
+constexpr int THREADS = 128 * (1 + CONSUMERS);    /* and one producer group */
+constexpr int TILE = BM * BK;                     /* floats of one half-tile */
+constexpr int CHUNK = 2 * TILE;                   /* big and small */
+constexpr int STAGE_BYTES = 2 * CHUNK * 4;        /* A's chunk, B's chunk */
+constexpr int SMEM = STAGES * STAGE_BYTES + 1024; /* + 1024-byte alignment */
+static_assert(BK * 4 == 128, "a tile row is one 128-byte swizzle row");
+static_assert(BM == BN, "A's and B's tiles share the layout");
+static_assert(SMEM <= 227 * 1024, "within an SM's shared memory");
+
+/* where element (r, c) of a 128 x 32 half-tile sits: row r of 32 floats,
+ * its 16-byte pieces permuted by r % 8 */
+__host__ __device__ __forceinline__ int swizzled(int r, int c)
+{
+    return r * BK + (((c >> 2) ^ (r & 7)) << 2) + (c & 3);
+}
+
+__device__ __forceinline__ float tf32_rna(float x)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+#else
+    return x;
+#endif
+}
+
+/* A (M x K) into its tiles: thread i takes 4 consecutive floats of a row */
+__global__ void __launch_bounds__(256)
+    split_a_tiles(const float4 *__restrict__ A, float *__restrict__ Ap, int K,
+                  size_t n4)
+{
+    int K4 = K / 4, KT = K / BK;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int m = (int)(i / K4), k = (int)(i % K4) * 4;
+        float4 v = A[i], b, s;
+        b.x = tf32_rna(v.x), s.x = tf32_rna(v.x - b.x);
+        b.y = tf32_rna(v.y), s.y = tf32_rna(v.y - b.y);
+        b.z = tf32_rna(v.z), s.z = tf32_rna(v.z - b.z);
+        b.w = tf32_rna(v.w), s.w = tf32_rna(v.w - b.w);
+        float *t = Ap + ((size_t)(m / BM) * KT + k / BK) * CHUNK +
+                   swizzled(m % BM, k % BK);
+        *(float4 *)t = b;
+        *(float4 *)(t + TILE) = s;
+    }
+}
+
+/* B (K x N) into the tiles of B transposed: a block turns a 32 x 32 piece
+ * through shared memory; grid (N / 32, K / 32), 32 x 8 threads */
+__global__ void __launch_bounds__(256)
+    split_b_tiles(const float *__restrict__ B, float *__restrict__ Bp, int N,
+                  int K)
+{
+    __shared__ float piece[32][33];
+    int n0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (int r = ty; r < 32; r += 8)
+        piece[r][tx] = B[(size_t)(k0 + r) * N + n0 + tx];
+    __syncthreads();
+    float *tile = Bp + ((size_t)(n0 / BN) * (K / BK) + k0 / BK) * CHUNK;
+    for (int r = ty; r < 32; r += 8) {
+        float v = piece[tx][r]; /* B[k0 + tx][n0 + r] */
+        float b = tf32_rna(v);
+        int o = swizzled((n0 + r) % BN, tx);
+        tile[o] = b;
+        tile[o + TILE] = tf32_rna(v - b);
+    }
+}
+
+#ifdef MATMUL_WGMMA
+__device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar),
+                 "r"(count)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile(
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+        "r"(bytes)
+        : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar)
+                 : "memory");
+}
+
+/* wait for the phase of the given parity to complete */
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* bytes from global to shared memory by the TMA, counted on bar */
+__device__ __forceinline__ void bulk_copy(unsigned dst, const float *src,
+                                          unsigned bytes, unsigned bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+                 "bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+/* the descriptor of a 64- or 128-row operand in shared memory: rows of 128
+ * bytes with the 128-byte swizzle, 8-row groups 1024 bytes apart */
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) |
+           (unsigned long long)1 << 16 |           /* leading offset (unused) */
+           (unsigned long long)(1024 >> 4) << 32 | /* 8-row group stride */
+           (unsigned long long)1 << 62;            /* 128-byte swizzle */
+}
+
+/* d (+)= a b: a 64 x 8 and b 8 x 128 TF32 from shared memory, d 64 x 128
+ * FP32 spread over the warpgroup (64 floats a thread); d = a b when add = 0 */
+__device__ __forceinline__ void wgmma_tf32(float (&d)[64], unsigned long long a,
+                                           unsigned long long b, int add)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+        "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
+        "%28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, "
+        "%41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, "
+        "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+        "%64, %65, p, 1, 1;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+          "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(a), "l"(b), "r"(add));
+}
+
+/* keep the compiler from moving accumulator reads across the wgmma */
+__device__ __forceinline__ void fence_regs(float (&d)[64])
+{
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+#endif /* MATMUL_WGMMA */
+
+/* C (M x N) = A B from the tiles of split_a_tiles (Ap) and split_b_tiles (Bp)
+ */
+__global__ void __launch_bounds__(THREADS, 1)
+    gemm_wgmma(const float *__restrict__ Ap, const float *__restrict__ Bp,
+               float *__restrict__ C, int M, int N, int K)
+{
+#ifdef MATMUL_WGMMA
+    extern __shared__ unsigned char dyn[];
+    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
+    const unsigned base = (smem_addr(dyn) + 1023u) & ~1023u;
+
+    constexpr int GROUP_M = 8; /* block rows a group */
+    const int tiles_n = N / BN, per_group = GROUP_M * tiles_n;
+    const int first_m = blockIdx.x / per_group * GROUP_M;
+    const int rows = min(M / BM - first_m, GROUP_M);
+    const int in_group = blockIdx.x % per_group;
+    const int tm = first_m + in_group % rows, tn = in_group / rows;
+    const int KT = K / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(smem_addr(&full[s]), 1);
+            bar_init(smem_addr(&empty[s]), 4 * CONSUMERS); /* a warp each */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    const int group = threadIdx.x / 128, tid = threadIdx.x % 128;
+    if (group == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (tid == 0) {
+            const float *a = Ap + (size_t)tm * KT * CHUNK;
+            const float *b = Bp + (size_t)tn * KT * CHUNK;
+            for (int kt = 0; kt < KT; kt++) {
+                int s = kt % STAGES;
+                unsigned bar = smem_addr(&full[s]);
+                if (kt >= STAGES) /* the consumers freed its last use */
+                    bar_wait(smem_addr(&empty[s]), (kt / STAGES - 1) & 1);
+                bar_expect(bar, STAGE_BYTES);
+                unsigned dst = base + s * STAGE_BYTES;
+                bulk_copy(dst, a + (size_t)kt * CHUNK, CHUNK * 4, bar);
+                bulk_copy(dst + CHUNK * 4, b + (size_t)kt * CHUNK, CHUNK * 4,
+                          bar);
+            }
+        }
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const unsigned a_rows = (group - 1) * 64 * BK * 4; /* this group's 64 */
+    float acc[64], part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        acc[i] = 0.f;
+    for (int kt = 0; kt < KT; kt++) {
+        int s = kt % STAGES;
+        bar_wait(smem_addr(&full[s]), (kt / STAGES) & 1);
+        unsigned stage = base + s * STAGE_BYTES;
+        unsigned long long ab = descriptor(stage + a_rows),
+                           as = descriptor(stage + TILE * 4 + a_rows),
+                           bb = descriptor(stage + CHUNK * 4),
+                           bs = descriptor(stage + CHUNK * 4 + TILE * 4);
+        fence_regs(part);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int k = 0; k < BK / 8; k++) {
+            unsigned long long o = k * 8 * 4 >> 4; /* 32 bytes a k step */
+            wgmma_tf32(part, as + o, bb + o, k > 0);
+            wgmma_tf32(part, ab + o, bs + o, 1);
+            wgmma_tf32(part, ab + o, bb + o, 1);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        fence_regs(part);
+        if (tid % 32 == 0)
+            bar_arrive(smem_addr(&empty[s]));
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[i] += part[i];
+    }
+    /* the accumulator's layout: warp w of the group holds rows 16w to
+     * 16w + 15; lane l row l / 4 and l / 4 + 8, columns 2 (l % 4) + 8j and
+     * the next */
+    int warp = tid / 32, lane = tid % 32;
+    float *c = C +
+               (size_t)(tm * BM + (group - 1) * 64 + warp * 16 + lane / 4) * N +
+               tn * BN + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) {
+        *(float2 *)(c + 8 * j) = make_float2(acc[4 * j], acc[4 * j + 1]);
+        *(float2 *)(c + (size_t)8 * N + 8 * j) =
+            make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+    }
+#else
+    (void)Ap, (void)Bp, (void)C, (void)M, (void)N, (void)K;
+#endif
+}
+
+} // namespace wg
+
+// ----------------------------------------------------------------------------
 // launchers
 
 static void launch3(const float *A, const float *B, float *C, int M, int N,
@@ -888,7 +1206,7 @@ static void launch3(const float *A, const float *B, float *C, int M, int N,
 }
 
 /* multiprocessors of the current device (asked once) */
-static int sm_count(void)
+static int device_sms(void)
 {
     static int sms = 0;
     if (sms == 0) {
@@ -955,7 +1273,7 @@ static int launch8(const float *A, const float *B, float *C, int M, int N,
 {
     static int once = 0;
     if (!fits8<G>(A, B, C, M, N, K) ||
-        (long long)(M / G::BM) * (N / G::BN) < sm_count())
+        (long long)(M / G::BM) * (N / G::BN) < device_sms())
         return 0;
     if (!once) {
         prefer_shared(matmul_kernel8<G>);
@@ -1050,7 +1368,7 @@ static int split_count(int M, int N, int K)
         return forced;
     long long tiles = (long long)(M / G10::BM) * (N / G10::BN);
     int kt = K / G10::BK, S = 1;
-    while (S < 8 && tiles * S < 2LL * sm_count() && kt / (2 * S) >= 4 &&
+    while (S < 8 && tiles * S < 2LL * device_sms() && kt / (2 * S) >= 4 &&
            clusters_fit(M, N, 2 * S))
         S *= 2;
     return S;
@@ -1137,6 +1455,68 @@ static int launch11(const float *A, const float *B, float *C, int M, int N,
     return 1;
 }
 
+/* rung 12 on this device and build? Hopper (compute capability 9.0) and a
+ * kernel compiled for sm_90a: only that body declares static shared memory
+ * (its stage barriers), so the loaded kernel's attributes tell */
+static int wgmma_ok(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        int dev = 0, major = 0, minor = 0;
+        cudaFuncAttributes fa;
+        ok = cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                    dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                                    dev) == cudaSuccess &&
+             major == 9 && minor == 0 &&
+             cudaFuncGetAttributes(&fa, wg::gemm_wgmma) == cudaSuccess &&
+             fa.sharedSizeBytes > 0 &&
+             cudaFuncSetAttribute(wg::gemm_wgmma,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  wg::SMEM) == cudaSuccess;
+        if (!ok)
+            (void)cudaGetLastError();
+    }
+    return ok;
+}
+
+/* kernel 12 if the shape fits its tiles and makes at least `least` of
+ * them; 0 if not (the caller falls back). The split operands live in a
+ * workspace kept across calls and grown when a larger product comes */
+static int launch12(const float *A, const float *B, float *C, int M, int N,
+                    int K, long long least, cudaStream_t s)
+{
+    static float *ws = NULL;
+    static size_t ws_floats = 0;
+    if (!tiles_fit(A, B, C, M, N, K, wg::BM, wg::BN, wg::BK) ||
+        (long long)(M / wg::BM) * (N / wg::BN) < least || !wgmma_ok())
+        return 0;
+    size_t need = 2 * ((size_t)M + N) * K;
+    if (need > ws_floats) {
+        if (ws)
+            (void)cudaFree(ws);
+        ws = NULL;
+        ws_floats = 0;
+        if (cudaMalloc(&ws, need * sizeof(float)) != cudaSuccess) {
+            (void)cudaGetLastError();
+            ws = NULL;
+            return 0;
+        }
+        ws_floats = need;
+    }
+    float *Ap = ws, *Bp = ws + 2 * (size_t)M * K;
+    size_t n4 = (size_t)M * K / 4;
+    long long blocks = (long long)(n4 + 255) / 256;
+    if (blocks > 16LL * device_sms())
+        blocks = 16LL * device_sms();
+    wg::split_a_tiles<<<(int)blocks, 256, 0, s>>>((const float4 *)A, Ap, K, n4);
+    wg::split_b_tiles<<<dim3(N / 32, K / 32), dim3(32, 8), 0, s>>>(B, Bp, N, K);
+    wg::gemm_wgmma<<<(M / wg::BM) * (N / wg::BN), wg::THREADS, wg::SMEM, s>>>(
+        Ap, Bp, C, M, N, K);
+    return 1;
+}
+
 /* rungs 1 to 7 (rungs 4 to 7 fall back to rung 3 on shapes that do not fit
  * their tiles) */
 static void launch_classic(int kernel, const float *A, const float *B, float *C,
@@ -1152,7 +1532,7 @@ static void launch_classic(int kernel, const float *A, const float *B, float *C,
         dim3 grid(N / B4N, M / B4M);
         matmul_kernel4<<<grid, B4M * B4N / T4M, 0, stream>>>(A, B, C, M, N, K);
     } else if (kernel >= 5 && tiles_fit(A, B, C, M, N, K, 128, 128, 8) &&
-               (long long)(M / 128) * (N / 128) >= sm_count()) {
+               (long long)(M / 128) * (N / 128) >= device_sms()) {
         launch_tiled<128, 128, 8, 8, 8>(kernel, A, B, C, M, N, K, stream);
     } else if (kernel >= 5 && tiles_fit(A, B, C, M, N, K, 32, 64, 16)) {
         /* small or thin: many small blocks (32 x 64 beat 64 x 64 by 15% on
@@ -1168,8 +1548,8 @@ static void launch_classic(int kernel, const float *A, const float *B, float *C,
 // dispatch
 
 /* the rung that runs without MATMUL_KERNEL */
-#define MATMUL_DEFAULT 11
-#define MATMUL_RUNGS   11
+#define MATMUL_DEFAULT 12
+#define MATMUL_RUNGS   12
 
 extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
                        int K, cudaStream_t stream)
@@ -1199,14 +1579,20 @@ extern "C" void matmul(const float *A, const float *B, float *C, int M, int N,
             launch10(A, B, C, M, N, K, stream))
             return;
         break;
+    case 12:
+        /* rung 12 where its tiles fill the GPU; the rest, and GPUs or
+         * builds without sm_90a, take rung 11 */
+        if (launch12(A, B, C, M, N, K, device_sms(), stream))
+            return;
+        [[fallthrough]];
     case 11:
         /* 3xTF32 on the tensor cores: the large tiles where they fill the
          * GPU, the small ones where they make at least one block an SM;
          * other shapes (and GPUs before sm_80) take rung 10's table */
         if ((tiles11_choice() == 2
-                 ? launch11<tiles11w>(A, B, C, M, N, K, sm_count(), stream)
-                 : launch11<tiles11>(A, B, C, M, N, K, sm_count(), stream)) ||
-            launch11<tiles11s>(A, B, C, M, N, K, sm_count() / 2, stream) ||
+                 ? launch11<tiles11w>(A, B, C, M, N, K, device_sms(), stream)
+                 : launch11<tiles11>(A, B, C, M, N, K, device_sms(), stream)) ||
+            launch11<tiles11s>(A, B, C, M, N, K, device_sms() / 2, stream) ||
             launch8<tiles9>(A, B, C, M, N, K, stream) ||
             launch10(A, B, C, M, N, K, stream))
             return;
