@@ -746,6 +746,47 @@ START_TEST(test_make_rough_edges)
                             dir),
                          0);
     }
+    /* make memcheck runs the grade in tool mode (the sanitizer's
+     * injection must reach the runner), and a grade that ran no case
+     * under the tool is no clean bill (a stand-in sanitizer that runs the
+     * command and prints a summary of nothing, around a stand-in grade) */
+    char cs[512];
+    snprintf(cs, sizeof cs, "%s/cs", dir);
+    FILE *csf = fopen(cs, "w");
+    ck_assert_ptr_nonnull(csf);
+    fprintf(csf,
+            "#!/bin/sh\n"
+            "echo \"$*\" >> %s/cs-args\n"
+            "shift 4\n"
+            "\"$@\"\n"
+            "rc=$?\n"
+            "echo '========= ERROR SUMMARY: 0 errors'\n"
+            "exit $rc\n",
+            dir);
+    fclose(csf);
+    ck_assert_int_eq(sh("chmod +x %s && printf '#!/bin/sh\\nexit "
+                        "$FAKE_RC\\n' > %s/g && chmod +x %s/g",
+                        cs, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("COMPUTE_SANITIZER=%s GRADE=%s/g FAKE_RC=0 "
+                        "MEMCHECK_DIR=%s/m bash tools/memcheck.sh 01 x.so > "
+                        "%s/mc.log 2>&1",
+                        cs, dir, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("grep -q 'memcheck: clean (ERROR SUMMARY: 0 errors)' "
+                        "%s/mc.log && grep -q -- '--tool memcheck .* 01 --lib "
+                        "x.so --tool-mode' %s/cs-args",
+                        dir, dir),
+                     0);
+    ck_assert_int_eq(sh("COMPUTE_SANITIZER=%s GRADE=%s/g FAKE_RC=6 "
+                        "MEMCHECK_DIR=%s/m bash tools/memcheck.sh 01 x.so > "
+                        "%s/mc.log 2>&1",
+                        cs, dir, dir, dir),
+                     1);
+    ck_assert_int_eq(sh("grep -q 'memcheck: checked nothing: the grade under "
+                        "it exited 6' %s/mc.log",
+                        dir),
+                     0);
     /* LAB names one lab or several, each as a number or a name */
     ck_assert_int_eq(sh("make -n grade LAB='1 stencil' 2> /dev/null | grep -q "
                         "'for l in 01-vector-add 02-stencil; do'"),
