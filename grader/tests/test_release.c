@@ -746,6 +746,17 @@ START_TEST(test_make_rough_edges)
                             dir),
                          0);
     }
+    /* Hopper builds sm_90a (Lab 3's wgmma rung needs it), named or by
+     * default; a build without a GPU adds compute_90 PTX for later GPUs */
+    ck_assert_int_eq(sh("make -s info GPU_ARCH='80 90' 2> /dev/null | grep -q "
+                        "'arch=compute_80,code=sm_80 -gencode "
+                        "arch=compute_90a,code=sm_90a$'"),
+                     0);
+    if (sh("nvidia-smi -L > /dev/null 2>&1") != 0)
+        ck_assert_int_eq(sh("make -s info 2> /dev/null | grep -q "
+                            "'arch=compute_90a,code=sm_90a -gencode "
+                            "arch=compute_90,code=compute_90$'"),
+                         0);
     /* make memcheck runs the grade in tool mode (the sanitizer's
      * injection must reach the runner), and a grade that ran no case
      * under the tool is no clean bill (a stand-in sanitizer that runs the
