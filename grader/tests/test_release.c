@@ -168,6 +168,22 @@ START_TEST(test_entry_points_and_scanner)
 END_TEST
 
 /* the "run: |" block of the workflow's grading step, as a script */
+/* an executable shell script DIR/NAME (a stand-in for a program the
+ * project calls), its text printf-style; its path into path */
+static void stand_in(char *path, size_t len, const char *dir, const char *name,
+                     const char *fmt, ...)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
 static void classroom_script(const char *yml, const char *script)
 {
     ck_assert_int_eq(
@@ -761,38 +777,31 @@ START_TEST(test_make_rough_edges)
      * injection must reach the runner), and a grade that ran no case
      * under the tool is no clean bill (a stand-in sanitizer that runs the
      * command and prints a summary of nothing, around a stand-in grade) */
-    char cs[512];
-    snprintf(cs, sizeof cs, "%s/cs", dir);
-    FILE *csf = fopen(cs, "w");
-    ck_assert_ptr_nonnull(csf);
-    fprintf(csf,
-            "#!/bin/sh\n"
-            "echo \"$*\" >> %s/cs-args\n"
-            "shift 4\n"
-            "\"$@\"\n"
-            "rc=$?\n"
-            "echo '========= ERROR SUMMARY: 0 errors'\n"
-            "exit $rc\n",
-            dir);
-    fclose(csf);
-    ck_assert_int_eq(sh("chmod +x %s && printf '#!/bin/sh\\nexit "
-                        "$FAKE_RC\\n' > %s/g && chmod +x %s/g",
-                        cs, dir, dir),
-                     0);
-    ck_assert_int_eq(sh("COMPUTE_SANITIZER=%s GRADE=%s/g FAKE_RC=0 "
+    char cs[512], g[512];
+    stand_in(cs, sizeof cs, dir, "cs",
+             "#!/bin/sh\n"
+             "echo \"$*\" >> %s/cs-args\n"
+             "shift 4\n"
+             "\"$@\"\n"
+             "rc=$?\n"
+             "echo '========= ERROR SUMMARY: 0 errors'\n"
+             "exit $rc\n",
+             dir);
+    stand_in(g, sizeof g, dir, "g", "#!/bin/sh\nexit $FAKE_RC\n");
+    ck_assert_int_eq(sh("COMPUTE_SANITIZER=%s GRADE=%s FAKE_RC=0 "
                         "MEMCHECK_DIR=%s/m bash tools/memcheck.sh 01 x.so > "
                         "%s/mc.log 2>&1",
-                        cs, dir, dir, dir),
+                        cs, g, dir, dir),
                      0);
     ck_assert_int_eq(sh("grep -q 'memcheck: clean (ERROR SUMMARY: 0 errors)' "
                         "%s/mc.log && grep -q -- '--tool memcheck .* 01 --lib "
                         "x.so --tool-mode' %s/cs-args",
                         dir, dir),
                      0);
-    ck_assert_int_eq(sh("COMPUTE_SANITIZER=%s GRADE=%s/g FAKE_RC=6 "
+    ck_assert_int_eq(sh("COMPUTE_SANITIZER=%s GRADE=%s FAKE_RC=6 "
                         "MEMCHECK_DIR=%s/m bash tools/memcheck.sh 01 x.so > "
                         "%s/mc.log 2>&1",
-                        cs, dir, dir, dir),
+                        cs, g, dir, dir),
                      1);
     ck_assert_int_eq(sh("grep -q 'memcheck: checked nothing: the grade under "
                         "it exited 6' %s/mc.log",
@@ -833,21 +842,17 @@ START_TEST(test_make_rough_edges)
      * group's speed and bench cases alone, each rung once (a stand-in for
      * the grader that lists the real cases and notes every other call) */
     char fake[512];
-    snprintf(fake, sizeof fake, "%s/fake", dir);
-    FILE *f = fopen(fake, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f,
-            "#!/bin/sh\n"
-            "case \" $* \" in\n"
-            "*\" --list \"*) exec %s \"$1\" --list ;;\n"
-            "*\" --csv-header \"*) echo header; exit 0 ;;\n"
-            "esac\n"
-            "echo \"S$STENCIL_KERNEL C$CONV1D_KERNEL $*\" >> %s/calls\n",
-            CL_BUILD_DIR "/bin/grade", dir);
-    fclose(f);
-    ck_assert_int_eq(sh("chmod +x %s && GRADE=%s BENCH_DIR=%s bash "
+    stand_in(fake, sizeof fake, dir, "fake",
+             "#!/bin/sh\n"
+             "case \" $* \" in\n"
+             "*\" --list \"*) exec %s \"$1\" --list ;;\n"
+             "*\" --csv-header \"*) echo header; exit 0 ;;\n"
+             "esac\n"
+             "echo \"S$STENCIL_KERNEL C$CONV1D_KERNEL $*\" >> %s/calls\n",
+             CL_BUILD_DIR "/bin/grade", dir);
+    ck_assert_int_eq(sh("GRADE=%s BENCH_DIR=%s bash "
                         "tools/bench.sh 02 solution > %s/b.log 2>&1",
-                        fake, fake, dir, dir),
+                        fake, dir, dir),
                      0);
     /* 6 rungs of part A, 6 of part B (solutions/02-stencil/LADDER) */
     ck_assert_int_eq(sh("test $(grep -c '^S[1-6] C 02 ' %s/calls) -eq 6 && "
