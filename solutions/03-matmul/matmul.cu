@@ -941,17 +941,6 @@ __host__ __device__ __forceinline__ int swizzled(int r, int c)
     return r * BK + (((c >> 2) ^ (r & 7)) << 2) + (c & 3);
 }
 
-__device__ __forceinline__ float tf32_rna(float x)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return __uint_as_float(r);
-#else
-    return x;
-#endif
-}
-
 /* A (M x K) into its tiles: thread i takes 4 consecutive floats of a row */
 __global__ void __launch_bounds__(256)
     split_a_tiles(const float4 *__restrict__ A, float *__restrict__ Ap, int K,
@@ -961,15 +950,16 @@ __global__ void __launch_bounds__(256)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4;
          i += (size_t)gridDim.x * blockDim.x) {
         int m = (int)(i / K4), k = (int)(i % K4) * 4;
-        float4 v = A[i], b, s;
-        b.x = tf32_rna(v.x), s.x = tf32_rna(v.x - b.x);
-        b.y = tf32_rna(v.y), s.y = tf32_rna(v.y - b.y);
-        b.z = tf32_rna(v.z), s.z = tf32_rna(v.z - b.z);
-        b.w = tf32_rna(v.w), s.w = tf32_rna(v.w - b.w);
+        float4 v = A[i];
+        uint4 b, s;
+        split_tf32(v.x, b.x, s.x);
+        split_tf32(v.y, b.y, s.y);
+        split_tf32(v.z, b.z, s.z);
+        split_tf32(v.w, b.w, s.w);
         float *t = Ap + ((size_t)(m / BM) * KT + k / BK) * CHUNK +
                    swizzled(m % BM, k % BK);
-        *(float4 *)t = b;
-        *(float4 *)(t + TILE) = s;
+        *(uint4 *)t = b;
+        *(uint4 *)(t + TILE) = s;
     }
 }
 
@@ -987,11 +977,11 @@ __global__ void __launch_bounds__(256)
     __syncthreads();
     float *tile = Bp + ((size_t)(n0 / BN) * (K / BK) + k0 / BK) * CHUNK;
     for (int r = ty; r < 32; r += 8) {
-        float v = piece[tx][r]; /* B[k0 + tx][n0 + r] */
-        float b = tf32_rna(v);
+        unsigned b, s;
+        split_tf32(piece[tx][r], b, s); /* B[k0 + tx][n0 + r] */
         int o = swizzled((n0 + r) % BN, tx);
-        tile[o] = b;
-        tile[o + TILE] = tf32_rna(v - b);
+        tile[o] = __uint_as_float(b);
+        tile[o + TILE] = __uint_as_float(s);
     }
 }
 
