@@ -37,14 +37,20 @@
 # no-source, timeout: decided without the grader). OUT/gradebook.csv is
 # rebuilt from results/ at the end, so an interrupted batch loses nothing
 # and a re-run skips what is graded unless FORCE=1 (results that say no GPU
-# was visible are graded again).
+# was visible are graded again, and so are results with a speed case
+# `unconfirmed`: timed while another process used the GPU). Those
+# unconfirmed at the end of the queues are graded again at once, one at a
+# time: with a GPU named twice in GPUS ("0 0": two queues on one GPU, so
+# that one's builds and checks overlap the other's), the queues time each
+# other.
 #
 # Environment: FORCE=1, QUICK=1 (grade only the lab's quick cases: a
 # rehearsal of the batch, marked "(only the quick cases)" in the gradebook
 # and graded again by a later run without QUICK=1), TIMEOUT (seconds per
 # submission, default 1800),
 # SEED (one seed for the class; default random, kept in OUT/seed), GPUS ("0 1 ...":
-# one submission at a time on each; default every visible GPU, or none),
+# one submission at a time on each; default the GPUs CUDA_VISIBLE_DEVICES
+# names, else every GPU nvidia-smi lists, else none),
 # FORMAT (canvas or gradescope: also write that LMS's import layout),
 # ASSIGNMENT (the Canvas grade column's title), POLICY (a course's grading
 # policy file: checked, kept as OUT/policy.json and used for every
@@ -337,12 +343,18 @@ unpack() { # unpack ARCHIVE DIR: tar or zip into DIR
 
 # does KEY need grading? A result stands unless FORCE=1, it says no GPU
 # was there to grade, or it was a quick rehearsal and this run is not
+# a result with a case timed while another process used the GPU
+unconfirmed() { # unconfirmed KEY OUT
+    grep -Eq '"status":[[:space:]]*"unconfirmed"' "$2/results/$1.json" 2> /dev/null
+}
+
 to_grade() { # to_grade KEY OUT
     local key=$1 out=$2
     ! { [ "${FORCE:-0}" != 1 ] && { [ -e "$out/results/$key.status" ] ||
         { [ -e "$out/results/$key.json" ] &&
           ! grep -q '"not graded: no GPU"' "$out/results/$key.json" &&
           ! grep -q '"not graded: interrupted"' "$out/results/$key.json" &&
+          ! unconfirmed "$key" "$out" &&
           { [ "${QUICK:-0}" = 1 ] ||
             ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; }
 }
@@ -605,8 +617,21 @@ if [ ${#entries[@]} = 0 ]; then
     exit 2
 fi
 echo "grade-class: lab $LAB_ID$([ "${QUICK:-0}" = 1 ] && echo ", quick cases only"), ${#entries[@]} submissions ($(cat "$ent/layout") layout), seed $SEED, policy $([ -e "$out/policy.json" ] && echo "$out/policy.json" || echo default), results in $out"
-gpus=${GPUS-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr '\n' ' ')}
+# the GPUs: GPUS, else those CUDA_VISIBLE_DEVICES leaves (a Slurm
+# allocation's, say: nvidia-smi would list every GPU of the node), else
+# every GPU nvidia-smi lists
+if [ -n "${GPUS+set}" ]; then
+    gpus=$GPUS
+elif [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    gpus=${CUDA_VISIBLE_DEVICES//,/ }
+else
+    gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader 2> /dev/null | tr '\n' ' ')
+fi
 set -- $gpus
+twice=$(printf '%s\n' "$@" | sort | uniq -d | tr '\n' ' ')
+if [ -n "$twice" ]; then
+    echo "grade-class: GPUS names GPU ${twice% } more than once: its queues share it, so one's speed cases may be timed while another runs (unconfirmed); those students are graded again at the end, one at a time"
+fi
 # Ctrl-C (or a kill): the grade under way is told (it ends its case at
 # once and keeps what it did), no other starts, and the batch says how
 # far it got; a run again resumes (the interrupted student is graded
@@ -625,6 +650,8 @@ mkdir -p "$out/cache"
 BUILD_RECIPE=$(build_recipe)
 prepare_all "$out" "${entries[@]}"
 if [ $# -le 1 ]; then
+    # (GPUS=1: that GPU, not the first)
+    [ $# = 0 ] || export CUDA_VISIBLE_DEVICES=$1
     for e in "${entries[@]}"; do grade_one "$e" "$out"; done
 else
     # one queue per GPU, one submission at a time on each (its lines
@@ -651,6 +678,22 @@ else
     done
     while ! wait; do :; done 2> /dev/null
     wait
+fi
+# a speed case timed while another process used the GPU (another queue on
+# the same GPU, or someone else's job) is unconfirmed: those students are
+# graded again now, one at a time, on the first GPU
+again=()
+if [ "$interrupted" = 0 ]; then
+    for e in "${entries[@]}"; do unconfirmed "$e" "$out" && again+=("$e"); done
+fi
+if [ ${#again[@]} -gt 0 ]; then
+    echo "grade-class: ${#again[@]} graded again, one at a time: a speed case of theirs was timed while another process used the GPU (unconfirmed)"
+    [ $# = 0 ] || export CUDA_VISIBLE_DEVICES=$1
+    for e in "${again[@]}"; do grade_one "$e" "$out"; done
+    still=0
+    for e in "${again[@]}"; do unconfirmed "$e" "$out" && still=$((still + 1)); done
+    [ "$interrupted" != 0 ] || [ $still = 0 ] ||
+        echo "grade-class: $still still unconfirmed: another process kept the GPU busy; run the same command again on an idle GPU (it grades only them)" >&2
 fi
 if [ "$interrupted" != 0 ]; then
     graded=0

@@ -708,6 +708,110 @@ START_TEST(test_interrupted_batch_resumes)
 }
 END_TEST
 
+/* A speed case timed while another process used the GPU is `unconfirmed`
+ * (docs/grading.md): with GPUS="0 0" the two queues on one GPU time each
+ * other. A stand-in for the grader (the real one, then bob's first result
+ * rewritten with a case unconfirmed, as the judge writes it) shows the
+ * batch grading bob again at the end, alone, and keeping his second
+ * result; the warning for a GPU named twice; a later run grading again a
+ * result left unconfirmed and skipping the rest; and the GPU each grading
+ * was given (GPUS=7 alone is GPU 7, not the first; without GPUS, the GPUs
+ * CUDA_VISIBLE_DEVICES leaves, as in a Slurm allocation). */
+START_TEST(test_unconfirmed_graded_again)
+{
+    char dir[] = "/tmp/cl-unconf-XXXXXX", subs[64], out[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(subs, sizeof subs, "%s/subs", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(sh("mkdir -p %s", subs), 0);
+    put(subs, "alice.c", sub_right);
+    put(subs, "bob.c", sub_right);
+    put(subs, "carol.c", sub_right);
+    char stand_in[4096];
+    snprintf(stand_in, sizeof stand_in,
+             "#!/bin/sh\n"
+             "%s%s%s/bin/grade \"$@\"\n"
+             "rc=$?\n"
+             "json= prev=\n"
+             "for a in \"$@\"; do [ \"$prev\" = --json ] && json=$a; "
+             "prev=$a; done\n"
+             "[ -z \"$json\" ] || echo \"${CUDA_VISIBLE_DEVICES-unset}\" >> "
+             "%s/gpus\n"
+             "case $json in\n"
+             "*/bob-*.json)\n"
+             "    if [ -n \"${ALWAYS:-}\" ] || [ ! -e %s/once ]; then\n"
+             "        : > %s/once\n"
+             "        sed -i -E '0,/\"status\":[[:space:]]*\"pass\"/"
+             "s//\"status\": \"unconfirmed\"/' \"$json\"\n"
+             "    fi ;;\n"
+             "esac\n"
+             "exit $rc\n",
+             CL_BUILD_DIR[0] == '/' ? "" : CL_ROOT,
+             CL_BUILD_DIR[0] == '/' ? "" : "/", CL_BUILD_DIR, dir, dir, dir);
+    put(dir, "grade", stand_in);
+    ck_assert_int_eq(sh("chmod +x %s/grade", dir), 0);
+    const char *run = "cd %s && %s GRADE=%s/grade bash tools/grade-class.sh "
+                      "00 %s %s > %s/%s.log 2>&1";
+    ck_assert_int_eq(
+        sh(run, CL_ROOT, "GPUS=\"0 0\"", dir, subs, out, dir, "run1"), 0);
+    /* the warning, both queues, and bob again at the end, alone */
+    ck_assert_int_eq(
+        sh("cd %s && grep -q '^grade-class: GPUS names GPU 0 more than "
+           "once' run1.log && grep -q '^\\[gpu 0\\] done   alice' run1.log && "
+           "grep -q '^grade-class: 1 graded again, one at a time' run1.log && "
+           "test $(grep -c 'done   bob' run1.log) = 2 && "
+           "grep -q '^done   bob' run1.log && "
+           "! grep -q 'still unconfirmed' run1.log && test -e once",
+           dir),
+        0);
+    ck_assert_int_eq(
+        sh("! grep -q unconfirmed %s/results/%s.json", out, key_of(out, "bob")),
+        0);
+    ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",graded,"));
+    /* a result left unconfirmed (another user's job kept the GPU busy) is
+     * graded again by the next run, the rest skipped; GPUS=7 alone is GPU
+     * 7 */
+    char carol[256];
+    snprintf(carol, sizeof carol, "%s/results/%s.json", out,
+             key_of(out, "carol"));
+    ck_assert_int_eq(sh("sed -i -E '0,/\"status\":[[:space:]]*\"pass\"/"
+                        "s//\"status\": \"unconfirmed\"/' %s && : > %s/gpus",
+                        carol, dir),
+                     0);
+    ck_assert_int_eq(sh(run, CL_ROOT, "GPUS=7", dir, subs, out, dir, "run2"),
+                     0);
+    ck_assert_int_eq(sh("cd %s && grep -q '^skip   alice' run2.log && grep "
+                        "-q '^skip   bob' run2.log && grep -q '^done   carol' "
+                        "run2.log && ! grep -q 'graded again' run2.log && "
+                        "test \"$(cat gpus)\" = 7",
+                        dir),
+                     0);
+    /* bob unconfirmed every time: graded twice, then told to run again */
+    ck_assert_int_eq(sh(run, CL_ROOT, "ALWAYS=1 FORCE=1 GPUS=0", dir, subs, out,
+                        dir, "run3"),
+                     0);
+    ck_assert_int_eq(
+        sh("cd %s && test $(grep -c 'done   bob' run3.log) = 2 && grep -q "
+           "'^grade-class: 1 still unconfirmed: .* run the same command "
+           "again on an idle GPU' run3.log",
+           dir),
+        0);
+    /* without GPUS: the GPUs CUDA_VISIBLE_DEVICES leaves, one queue each */
+    ck_assert_int_eq(sh("cd %s && : > %s/gpus && env -u GPUS "
+                        "CUDA_VISIBLE_DEVICES=3,5 FORCE=1 GRADE=%s/grade bash "
+                        "tools/grade-class.sh 00 %s %s > %s/run4.log 2>&1",
+                        CL_ROOT, dir, dir, subs, out, dir),
+                     0);
+    ck_assert_int_eq(
+        sh("cd %s && grep -q '^\\[gpu 3\\] done   alice' run4.log && grep -q "
+           "'^\\[gpu 5\\] done   bob' run4.log && test \"$(sort -u gpus | tr "
+           "'\\n' ' ')\" = '3 5 '",
+           dir),
+        0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* The same confinement on a GPU lab (nvcc, no GPU needed to build): a
  * Lab 3 submission that #includes the reference solution by its path
  * builds nothing and scores 0, "forbidden include", the file named; the
@@ -1542,6 +1646,7 @@ int main(void)
     tcase_add_test(shortcase, test_collect_keeps_the_batch_policy);
     tcase_add_test(shortcase, test_rehearsal_rows_agree);
     tcase_add_test(shortcase, test_interrupted_batch_resumes);
+    tcase_add_test(shortcase, test_unconfirmed_graded_again);
     int slurm = geteuid() == 0 && sh("command -v sbatch slurmctld slurmd "
                                      "munged > /dev/null") == 0;
     if (slurm) {
