@@ -15,11 +15,12 @@
  *      list changes (an optimizer passes the same one every step), and
  *      each thread has eight 16-byte loads in flight
  *   5  one launch over a table of tasks in device memory: every tensor
- *      cut into tasks of at most 16 Ki elements, one block each, so the
- *      thousand small tensors of 1000-small fill one grid instead of four
- *      launches of 288 (rung 3's parameter struct holds 288 tensors); the
- *      table is built and uploaded only when the caller's list changes,
- *      and each thread has eight 16-byte loads in flight per round
+ *      cut into tasks of at most 4 Ki elements, one block of 256 threads
+ *      each, so the thousand small tensors of 1000-small fill one grid
+ *      instead of four launches of 288 (rung 3's parameter struct holds
+ *      288 tensors) and the grid's last wave is short; the table is built
+ *      and uploaded only when the caller's list changes, and each thread
+ *      has sixteen 16-byte loads in flight per round
  *
  * The struct must fit the kernel-parameter limit: 32,764 bytes since CUDA
  * 12.1 on Volta and newer, 4,096 bytes before. MTA_PARAM_BYTES selects the
@@ -282,16 +283,20 @@ __global__ void __launch_bounds__(SL_THREADS, SL_MIN_BLOCKS)
 // ----------------------------------------------------------------------------
 // kernel 5: one launch over a task table kept in device memory
 
-#define TK_THREADS    512
-#define TK_UNROLL     2 /* float4s per array per thread per round */
-#define TK_MIN_BLOCKS 2 /* up to 64 registers */
+/* the block (threads, float4s per array per thread per round) and the
+ * elements per task; ADAMW_KERNEL_BLOCK (128, 256, 512),
+ * ADAMW_KERNEL_UNROLL (1, 2, 4) and ADAMW_KERNEL_TASK (a multiple of 1024)
+ * choose others */
+#define TK_THREADS 256
+#define TK_UNROLL  4
 #define TK_ELEMS                                                               \
-    16384 /* elements per task (a tensor's first task also                     \
-           * takes the scalars before its boundary) */
+    4096 /* elements per task (a tensor's first task also                      \
+          * takes the scalars before its boundary) */
 
 /* elements [0, n) by the block: the scalars before the 16-byte boundary,
- * rounds of TK_UNROLL float4s of each array per thread (every load of a
+ * rounds of UNROLL float4s of each array per thread (every load of a
  * round issued before the first use), then the scalars after the body */
+template <int THREADS, int UNROLL>
 __device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
                                             float *v, int n,
                                             const step_consts &k)
@@ -302,11 +307,11 @@ __device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
     float4 *p4 = (float4 *)(p + head), *m4 = (float4 *)(m + head),
            *v4 = (float4 *)(v + head);
     const float4 *g4 = (const float4 *)(g + head);
-    for (int base = 0; base < n4; base += TK_UNROLL * TK_THREADS) {
-        float4 pp[TK_UNROLL], gg[TK_UNROLL], mm[TK_UNROLL], vv[TK_UNROLL];
+    for (int base = 0; base < n4; base += UNROLL * THREADS) {
+        float4 pp[UNROLL], gg[UNROLL], mm[UNROLL], vv[UNROLL];
 #pragma unroll
-        for (int u = 0; u < TK_UNROLL; u++) {
-            int j = base + u * TK_THREADS + t;
+        for (int u = 0; u < UNROLL; u++) {
+            int j = base + u * THREADS + t;
             if (j < n4) {
                 pp[u] = __ldcs(p4 + j);
                 gg[u] = __ldcs(g4 + j);
@@ -315,23 +320,54 @@ __device__ __forceinline__ void adamw_range(float *p, const float *g, float *m,
             }
         }
 #pragma unroll
-        for (int u = 0; u < TK_UNROLL; u++) {
-            int j = base + u * TK_THREADS + t;
+        for (int u = 0; u < UNROLL; u++) {
+            int j = base + u * THREADS + t;
             if (j < n4)
                 adamw_quad(p4, m4, v4, j, pp[u], gg[u], mm[u], vv[u], k);
         }
     }
-    adamw_scalars<TK_THREADS>(p, g, m, v, head, n4, n, k);
+    adamw_scalars<THREADS>(p, g, m, v, head, n4, n, k);
 }
 
-__global__ void __launch_bounds__(TK_THREADS, TK_MIN_BLOCKS)
+/* up to 64 registers a thread with one or two float4s of each array in
+ * flight, 128 with four */
+template <int THREADS, int UNROLL>
+__global__ void __launch_bounds__(THREADS, (UNROLL <= 2 ? 1024 : 512) / THREADS)
     adamw_tasks(const struct adamw_tensor *__restrict__ tasks,
                 struct step_consts k)
 {
     /* a block's task: n elements of one tensor, its pointers offset to
      * the first (the caller's own struct describes a piece as well) */
     struct adamw_tensor w = tasks[blockIdx.x];
-    adamw_range(w.param, w.grad, w.exp_avg, w.exp_avg_sq, (int)w.n, k);
+    adamw_range<THREADS, UNROLL>(w.param, w.grad, w.exp_avg, w.exp_avg_sq,
+                                 (int)w.n, k);
+}
+
+/* a knob's value if it is one of @p allowed (0-terminated), else @p def */
+static int tk_knob(const char *name, const int *allowed, int def)
+{
+    const char *e = getenv(name);
+    int v = e ? atoi(e) : 0;
+    for (int i = 0; allowed[i]; i++)
+        if (v == allowed[i])
+            return v;
+    return def;
+}
+
+typedef void (*tk_kernel)(const struct adamw_tensor *, struct step_consts);
+
+/* the kernel of the block the knobs choose, and its threads */
+static tk_kernel tk_choose(int *threads)
+{
+    static const int blocks[] = {128, 256, 512, 0}, unrolls[] = {1, 2, 4, 0};
+    int b = tk_knob("ADAMW_KERNEL_BLOCK", blocks, TK_THREADS);
+    int u = tk_knob("ADAMW_KERNEL_UNROLL", unrolls, TK_UNROLL);
+    static const tk_kernel table[3][3] = {
+        {adamw_tasks<128, 1>, adamw_tasks<128, 2>, adamw_tasks<128, 4>},
+        {adamw_tasks<256, 1>, adamw_tasks<256, 2>, adamw_tasks<256, 4>},
+        {adamw_tasks<512, 1>, adamw_tasks<512, 2>, adamw_tasks<512, 4>}};
+    *threads = b;
+    return table[b == 128 ? 0 : b == 256 ? 1 : 2][u == 1 ? 0 : u == 2 ? 1 : 2];
 }
 
 // ----------------------------------------------------------------------------
@@ -520,6 +556,7 @@ static struct {
     struct adamw_tensor *host; /* pinned: the upload's source */
     struct adamw_tensor *dev;
     long long tasks, cap; /* tasks in the table, and room for */
+    long long elems;      /* elements per task */
     cudaEvent_t done;     /* after the last launch that read the table */
 } tk;
 
@@ -531,12 +568,12 @@ static long long tk_head(const struct adamw_tensor *t)
     return h < 0 ? 0 : h;
 }
 
-/* tasks of tensor t: the first covers [0, head + TK_ELEMS), the next
- * TK_ELEMS more each */
+/* tasks of tensor t: the first covers [0, head + tk.elems), the next
+ * tk.elems more each */
 static long long tk_count(const struct adamw_tensor *t)
 {
     long long body = t->n - tk_head(t);
-    return body <= TK_ELEMS ? 1 : (body + TK_ELEMS - 1) / TK_ELEMS;
+    return body <= tk.elems ? 1 : (body + tk.elems - 1) / tk.elems;
 }
 
 /* the table for ts into tk.host and tk.dev; 0 on success */
@@ -580,8 +617,8 @@ static int tk_build(const struct adamw_tensor *ts, int count, cudaStream_t s)
             continue;
         long long head = tk_head(t), c = tk_count(t);
         for (long long q = 0; q < c; q++) {
-            long long lo = q == 0 ? 0 : head + q * TK_ELEMS;
-            long long hi = head + (q + 1) * TK_ELEMS;
+            long long lo = q == 0 ? 0 : head + q * tk.elems;
+            long long hi = head + (q + 1) * tk.elems;
             if (q == c - 1 || hi > t->n)
                 hi = t->n;
             struct adamw_tensor w = {t->param + lo, t->grad + lo,
@@ -603,6 +640,14 @@ static int tk_build(const struct adamw_tensor *ts, int count, cudaStream_t s)
 static int tasks_launch(const struct adamw_tensor *ts, int count,
                         struct step_consts k, cudaStream_t s)
 {
+    static tk_kernel kernel;
+    static int threads;
+    if (!kernel) {
+        const char *e = getenv("ADAMW_KERNEL_TASK");
+        long long v = e ? atoll(e) : 0;
+        tk.elems = v >= 1024 && v <= (1 << 24) && v % 1024 == 0 ? v : TK_ELEMS;
+        kernel = tk_choose(&threads);
+    }
     if (!tk.done && cudaEventCreateWithFlags(
                         &tk.done, cudaEventDisableTiming) != cudaSuccess)
         return -1;
@@ -611,7 +656,7 @@ static int tasks_launch(const struct adamw_tensor *ts, int count,
         return -1;
     if (tk.tasks == 0)
         return 0;
-    adamw_tasks<<<(unsigned)tk.tasks, TK_THREADS, 0, s>>>(tk.dev, k);
+    kernel<<<(unsigned)tk.tasks, threads, 0, s>>>(tk.dev, k);
     cudaEventRecord(tk.done, s);
     return 0;
 }
