@@ -28,6 +28,12 @@
  *      barriers), so that only the hidden half is on the critical path.
  *      A decoder step (T = 1, B = 1) reads each weight row and the vector
  *      with every 16-byte load issued before the first is used
+ *   5  (B <= 8; not yet run on a GPU) rung 4's two warp chains with each
+ *      warp's three gate rows held in registers for the whole call, and
+ *      per-block "ready" flags (tagged, st.release / ld.acquire) instead of
+ *      tagged values: a consumer warp polls the flags of only the blocks
+ *      whose values it copies; at B = 1 tagged values, polled per warp.
+ *      Other shapes, and decoder steps, run rung 4's code
  *
  * Rung 4 hands batches over one row (GRU_KERNEL_WF_MAXB=N, up to 16, changes
  * that), and grids that cannot be resident, to rung 3.
@@ -1252,10 +1258,479 @@ static void launch_step4(const float *x, const float *h, float *out,
 }
 
 // ----------------------------------------------------------------------------
+// rung 5: the recurrent weights in registers, one "ready" flag per block
+// and step (B <= 8)
+//
+// NOT YET RUN ON A GPU: written and compiled (ptxas: no spills) on a host
+// without one. Check it with the grader before making it a default.
+//
+// Each block owns U = 8 units of one layer, as in rung 4, with the same two
+// warp chains and the same hand-over of the input products (named
+// barriers, a double buffer). Warp u of a chain computes unit u's three gate
+// rows, and each lane keeps its share of them in registers for the whole
+// call: k = 128 q + 4 lane + (0..3), q < 4 (48 floats for K = 512). After
+// the products, a reduce-scatter over the lanes (halving the batch columns
+// at lane offsets 16, 8, ..., then summing the rest) leaves each batch
+// column's three sums in one lane, which applies the gates itself: no
+// shared memory for the weights and no reduction across warps.
+//
+// The hand-over between blocks: a block writes its h_t as plain floats
+// (into y, or the workspace below the last layer), its hidden chain meets
+// at a named barrier, and one thread fences and stores the block's flag
+// for (layer, t) with st.release: the call's tag, new on every call, so
+// nothing is reset between calls. A consumer warp w polls only the flags
+// of producer blocks w, w + 8, ... (one lane each, ld.acquire), then copies
+// just those blocks' values (B x 8 floats each) into shared memory: a few
+// words polled a step instead of rung 4's B x H tagged words, and the
+// values read once. Every wait gives up after 2 s with __trap(), so a bug
+// is a CUDA error, never a hang.
+//
+// At B <= GRU_KERNEL_R5_TAGB (default 1, 2 at most) the values go out as rung
+// 4's tagged 64-bit words instead, each warp polling only its producers' words:
+// one trip to L2 and no fence a step, which is what a single batch row
+// is limited by.
+
+namespace
+{
+
+constexpr int RG_U = 8;          /* units a block: warps in each chain */
+constexpr int RG_NT = RG_U * 32; /* threads in each chain */
+constexpr int RG_Q = 4;          /* float4s a lane a row: K <= 512 */
+constexpr int RG_MAXB = 8;       /* larger batches run rung 4 or 3 */
+constexpr unsigned long long RG_WAIT_NS = 2000000000ull; /* then __trap */
+
+struct rg_args {
+    int T, B, I, H, L;
+    int bpl;            /* blocks per layer: H / RG_U */
+    int Kh, Ki0, Kimax; /* H, I rounded up to 128; the longest input row */
+    const float *x, *h0;
+    float *y, *mid, *hn;
+    unsigned *flags;        /* (L, T, bpl), flag mode */
+    unsigned long long *hx; /* (L, T, B, H) tagged values, tagged mode */
+    unsigned tag;           /* this call's */
+    const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
+    const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
+};
+
+__device__ __forceinline__ unsigned rg_ld_acquire(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void rg_st_release(unsigned *p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+}
+
+__device__ __forceinline__ unsigned long long rg_now_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* producers of warp w: blocks w, w + 8, ... below bpl */
+__device__ __forceinline__ int rg_producers(int w, int bpl)
+{
+    return bpl > w ? (bpl - w + RG_U - 1) / RG_U : 0;
+}
+
+/* flag mode: wait until the flags f[w + 8 i] carry the tag (lane i polls
+ * one), then copy those producers' values, rows b < B of src (B x H), into
+ * X (rows of K floats): 8 units a producer, two float4s a row. The warp
+ * barrier after the acquiring loads orders every lane's copy after them */
+template <int BT>
+__device__ __forceinline__ void
+rg_take_flagged(float *X, int K, const float *src, const unsigned *f, int w,
+                int bpl, int B, int H, unsigned tag, int lane)
+{
+    const int np = rg_producers(w, bpl);
+    const int p = w + RG_U * lane;
+    bool ok = lane >= np || rg_ld_acquire(f + p) == tag;
+    if (!__all_sync(0xffffffffu, ok)) {
+        unsigned long long t0 = rg_now_ns();
+        do {
+            if (!ok)
+                ok = rg_ld_acquire(f + p) == tag;
+            if (rg_now_ns() - t0 > RG_WAIT_NS)
+                __trap(); /* a block that never publishes: fail, not hang */
+        } while (!__all_sync(0xffffffffu, ok));
+    }
+    __syncwarp();
+    constexpr int E = RG_U * BT * 2 / 32 > 0 ? RG_U * BT * 2 / 32 : 1;
+    const int n = np * B * 2; /* float4s */
+    float4 v[E];
+    int o[E];
+#pragma unroll
+    for (int e = 0; e < E; e++) {
+        int c = lane + 32 * e;
+        int i = c / (2 * B), r = c - i * 2 * B, b = r / 2;
+        int col = RG_U * (w + RG_U * i) + 4 * (r & 1);
+        o[e] = b * K + col;
+        v[e] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (c < n)
+            v[e] = __ldcg((const float4 *)(src + (size_t)b * H + col));
+    }
+#pragma unroll
+    for (int e = 0; e < E; e++)
+        if (lane + 32 * e < n)
+            *(float4 *)(X + o[e]) = v[e];
+}
+
+/* tagged mode: this warp's producers' words of rows b < B of src (B x H
+ * tagged words) into X once each carries the tag; only the words not yet
+ * tagged are asked again */
+template <int BT>
+__device__ __forceinline__ void
+rg_take_tagged(float *X, int K, const unsigned long long *src, int w, int bpl,
+               int B, int H, unsigned tag, int lane)
+{
+    constexpr int E = RG_U * BT * RG_U / 32 > 0 ? RG_U * BT * RG_U / 32 : 1;
+    const int np = rg_producers(w, bpl);
+    const int n = np * B * RG_U; /* words */
+    unsigned long long v[E];
+    int s[E], o[E];
+#pragma unroll
+    for (int e = 0; e < E; e++) {
+        int c = lane + 32 * e;
+        int i = c / (RG_U * B), r = c - i * RG_U * B, b = r / RG_U;
+        int col = RG_U * (w + RG_U * i) + r % RG_U;
+        s[e] = b * H + col;
+        o[e] = b * K + col;
+        v[e] = c < n ? ld_relaxed64(src + s[e]) : (unsigned long long)tag << 32;
+    }
+    unsigned long long t0 = 0;
+    for (;;) {
+        bool done = true;
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            if ((unsigned)(v[e] >> 32) != tag) {
+                done = false;
+                v[e] = ld_relaxed64(src + s[e]);
+            }
+        if (done)
+            break;
+        if (!t0)
+            t0 = rg_now_ns();
+        else if (rg_now_ns() - t0 > RG_WAIT_NS)
+            __trap();
+    }
+#pragma unroll
+    for (int e = 0; e < E; e++)
+        if (lane + 32 * e < n)
+            X[o[e]] = __uint_as_float((unsigned)v[e]);
+}
+
+/* rows b < B of src (B x n floats, ready before the launch) into X (rows
+ * of K floats) by a chain's threads; n % 4 == 0 */
+__device__ __forceinline__ void rg_load(float *X, int K, const float *src,
+                                        int B, int n, int tid)
+{
+    const int q = n / 4;
+#pragma unroll 2
+    for (int i = tid; i < B * q; i += RG_NT) {
+        int b = i / q, k = (i - b * q) * 4;
+        *(float4 *)(X + b * K + k) =
+            __ldg((const float4 *)(src + (size_t)b * n + k));
+    }
+}
+
+/* this lane's share of rows g H + j (g = r, z, n) of w, (3H, In):
+ * k = 128 q + 4 lane, zero past In (In % 4 == 0) */
+__device__ __forceinline__ void rg_rows(float4 (&wr)[3][RG_Q], const float *w,
+                                        int H, int In, int j, int lane)
+{
+#pragma unroll
+    for (int g = 0; g < 3; g++)
+#pragma unroll
+        for (int q = 0; q < RG_Q; q++) {
+            int k = 128 * q + 4 * lane;
+            wr[g][q] =
+                k < In
+                    ? __ldg((const float4 *)(w + ((size_t)g * H + j) * In + k))
+                    : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+}
+
+/* one halving step of the reduce-scatter: N columns in, N / 2 out; the
+ * lanes with bit `off` set keep the upper half */
+template <int N, int BT>
+__device__ __forceinline__ void rg_halve(float (&v)[3][BT], int lane)
+{
+    if constexpr (N > 1) {
+        constexpr int off = 16 * N / BT, h = N / 2;
+        const bool up = lane & off;
+#pragma unroll
+        for (int r = 0; r < 3; r++)
+#pragma unroll
+            for (int i = 0; i < h; i++) {
+                float send = up ? v[r][i] : v[r][i + h];
+                float keep = up ? v[r][i + h] : v[r][i];
+                v[r][i] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+            }
+        rg_halve<h, BT>(v, lane);
+    }
+}
+
+/* v[r][0] = W[r] . X[b] summed over the warp, b = lane / (32 / BT): the
+ * unit's three rows against the batch, weights from registers, X rows of K
+ * floats (nq = K / 128 float4s a lane; columns past B are zero) */
+template <int BT>
+__device__ __forceinline__ void rg_matvec(const float4 (&wr)[3][RG_Q],
+                                          const float *X, int K, int nq,
+                                          int lane, float (&v)[3][BT])
+{
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+#pragma unroll
+        for (int c = 0; c < BT; c++)
+            v[r][c] = 0.f;
+#pragma unroll
+    for (int q = 0; q < RG_Q; q++) {
+        if (q >= nq)
+            break;
+#pragma unroll
+        for (int c = 0; c < BT; c++) {
+            float4 x = *(const float4 *)(X + c * K + 128 * q + 4 * lane);
+#pragma unroll
+            for (int r = 0; r < 3; r++) {
+                v[r][c] = fmaf(wr[r][q].x, x.x, v[r][c]);
+                v[r][c] = fmaf(wr[r][q].y, x.y, v[r][c]);
+                v[r][c] = fmaf(wr[r][q].z, x.z, v[r][c]);
+                v[r][c] = fmaf(wr[r][q].w, x.w, v[r][c]);
+            }
+        }
+    }
+    rg_halve<BT, BT>(v, lane);
+#pragma unroll
+    for (int off = 16 / BT; off > 0; off >>= 1)
+#pragma unroll
+        for (int r = 0; r < 3; r++)
+            v[r][0] += __shfl_xor_sync(0xffffffffu, v[r][0], off);
+}
+
+/* BT: batch columns (B <= BT, rows past B zero); TAGGED: the hand-over */
+template <int BT, bool TAGGED>
+__global__ void __launch_bounds__(2 * RG_NT, 1) rg_kernel(rg_args a)
+{
+    constexpr int U = RG_U, NT = RG_NT;
+    extern __shared__ float4 smem4[];
+    const int H = a.H, B = a.B, T = a.T, L = a.L, bpl = a.bpl;
+    const int l = blockIdx.x / bpl, blk = blockIdx.x % bpl, j0 = blk * U;
+    const int Kh = a.Kh, Ki = l ? a.Kh : a.Ki0, Km = a.Kimax;
+    float *Xh = (float *)smem4;           /* 2 x BT x Kh: h_(t-1) */
+    float *Xi = Xh + 2 * BT * Kh;         /* 2 x BT x Km: the layer's input */
+    float *G = Xi + 2 * BT * Km;          /* 2 x U x 3 x BT: input products */
+    const bool input = threadIdx.x >= NT; /* which chain */
+    const int tid = threadIdx.x % NT, w = tid / 32, lane = tid % 32;
+    const int j = j0 + w, col = lane / (32 / BT);
+    const bool writer = lane % (32 / BT) == 0 && col < B;
+
+    /* the padding (and batch rows past B) stays zero */
+    for (int i = threadIdx.x; i < 2 * BT * (Kh + Km); i += 2 * NT)
+        Xh[i] = 0.f;
+    __syncthreads();
+
+    float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
+    if (input) {
+        /* the input chain: up to two steps ahead of the hidden one */
+        const int In = l ? H : a.I;
+        float4 wr[3][RG_Q];
+        rg_rows(wr, a.w_ih[l], H, In, j, lane);
+        float bias[3];
+#pragma unroll
+        for (int r = 0; r < 3; r++)
+            bias[r] = __ldg(a.b_ih[l] + r * H + j);
+        const float *below = l ? a.mid + (size_t)(l - 1) * T * B * H : NULL;
+        for (int t = 0; t < T; t++) {
+            float *X = Xi + (t & 1) * BT * Km;
+            if (l == 0)
+                rg_load(X, Ki, a.x + (size_t)t * B * In, B, In, tid);
+            else if (TAGGED)
+                rg_take_tagged<BT>(X, Ki,
+                                   a.hx + ((size_t)(l - 1) * T + t) * B * H, w,
+                                   bpl, B, H, a.tag, lane);
+            else
+                rg_take_flagged<BT>(X, Ki, below + (size_t)t * B * H,
+                                    a.flags + ((size_t)(l - 1) * T + t) * bpl,
+                                    w, bpl, B, H, a.tag, lane);
+            bar_sync(BAR_INPUT, NT);
+            float v[3][BT];
+            rg_matvec<BT>(wr, X, Ki, Ki / 128, lane, v);
+            if (t >= 2) /* the hidden chain is done with step t - 2's */
+                bar_sync(BAR_EMPTY + (t & 1), 2 * NT);
+            float *g = G + ((t & 1) * U + w) * 3 * BT;
+            if (writer)
+#pragma unroll
+                for (int r = 0; r < 3; r++)
+                    g[r * BT + col] = v[r][0] + bias[r];
+            bar_arrive(BAR_FULL + (t & 1), 2 * NT);
+        }
+    } else {
+        /* the hidden chain: the recurrence's critical path */
+        float4 wr[3][RG_Q];
+        rg_rows(wr, a.w_hh[l], H, H, j, lane);
+        float bias[3];
+#pragma unroll
+        for (int r = 0; r < 3; r++)
+            bias[r] = __ldg(a.b_hh[l] + r * H + j);
+        unsigned long long *hx = a.hx + (size_t)l * T * B * H;
+        const unsigned long long tagw = (unsigned long long)a.tag << 32;
+        for (int t = 0; t < T; t++) {
+            float *X = Xh + (t & 1) * BT * Kh;
+            if (t == 0)
+                rg_load(X, Kh, a.h0 + (size_t)l * B * H, B, H, tid);
+            else if (TAGGED)
+                rg_take_tagged<BT>(X, Kh, hx + (size_t)(t - 1) * B * H, w, bpl,
+                                   B, H, a.tag, lane);
+            else
+                rg_take_flagged<BT>(X, Kh, out + (size_t)(t - 1) * B * H,
+                                    a.flags + ((size_t)l * T + t - 1) * bpl, w,
+                                    bpl, B, H, a.tag, lane);
+            bar_sync(BAR_HIDDEN, NT);
+            float v[3][BT];
+            rg_matvec<BT>(wr, X, Kh, Kh / 128, lane, v);
+            const float hp = writer ? X[col * Kh + j] : 0.f;
+            bar_sync(BAR_FULL + (t & 1), 2 * NT); /* step t's input half */
+            const float *g = G + ((t & 1) * U + w) * 3 * BT;
+            if (writer) {
+                float h = gru_gates(g[col], g[BT + col], g[2 * BT + col],
+                                    v[0][0] + bias[0], v[1][0] + bias[1],
+                                    v[2][0] + bias[2], hp);
+                size_t o = ((size_t)t * B + col) * H + j;
+                if (TAGGED)
+                    st_relaxed64(hx + o, tagw | __float_as_uint(h));
+                out[o] = h;
+                if (t == T - 1)
+                    a.hn[((size_t)l * B + col) * H + j] = h;
+            }
+            if (t + 2 < T) /* the input chain will fill this buffer again */
+                bar_arrive(BAR_EMPTY + (t & 1), 2 * NT);
+            /* flag mode: publish the block's h_t once all 8 units are out
+             * (the last layer's last step has no reader) */
+            if (!TAGGED && (l < L - 1 || t < T - 1)) {
+                bar_sync(BAR_HIDDEN, NT);
+                if (tid == 0) {
+                    __threadfence();
+                    rg_st_release(a.flags + ((size_t)l * T + t) * bpl + blk,
+                                  a.tag);
+                }
+            }
+        }
+    }
+}
+
+size_t rg_smem(int BT, int Kh, int Kimax)
+{
+    return ((size_t)2 * BT * (Kh + Kimax) + (size_t)2 * RG_U * 3 * BT) *
+           sizeof(float);
+}
+
+/* launch rung 5's kernel if the grid can be resident: 0 (nothing enqueued)
+ * when not */
+template <int BT, bool TAGGED> int rg_launch(rg_args *a, cudaStream_t s)
+{
+    static struct coop_cache c = {-1, 0, 0};
+    const void *kernel = (const void *)rg_kernel<BT, TAGGED>;
+    size_t smem = rg_smem(BT, a->Kh, a->Kimax);
+    int grid = a->L * a->bpl;
+    if (!coop_fits(&c, kernel, grid, 2 * RG_NT, smem))
+        return 0;
+    void *args[] = {a};
+    if (cudaLaunchCooperativeKernel(kernel, grid, 2 * RG_NT, args, smem, s) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
+/* tagged: up to 2 rows (more words a lane than registers for them) */
+int rg_launch_b(rg_args *a, bool tagged, cudaStream_t s)
+{
+    if (a->B == 1)
+        return tagged ? rg_launch<1, true>(a, s) : rg_launch<1, false>(a, s);
+    if (a->B == 2)
+        return tagged ? rg_launch<2, true>(a, s) : rg_launch<2, false>(a, s);
+    if (a->B <= 4)
+        return rg_launch<4, false>(a, s);
+    return rg_launch<8, false>(a, s);
+}
+
+/* a tag no fill pattern is likely to be: not 0, no NaN or infinity */
+unsigned rg_next_tag(void)
+{
+    unsigned tag;
+    do
+        tag = wf_next_tag();
+    while ((tag & 0x7f800000u) == 0x7f800000u);
+    return tag;
+}
+
+int rg_aligned(const void *p)
+{
+    return (uintptr_t)p % 16 == 0;
+}
+
+/* rung 5 where it applies: 0 (nothing enqueued) where not */
+int forward_regs(const float *x, const float *h0, float *y, float *h_n,
+                 const struct gru_weights *layers, int T, int B, int I, int H,
+                 int L, const struct ws_layout *w, cudaStream_t s)
+{
+    static int tagb = -1;
+    if (tagb < 0) {
+        const char *e = getenv("GRU_KERNEL_R5_TAGB");
+        tagb = e ? atoi(e) : 1;
+        tagb = tagb < 0 ? 0 : tagb;
+    }
+    if (B > RG_MAXB || L > PK_LAYERS || H % RG_U || H > 128 * RG_Q || I % 4 ||
+        I > 128 * RG_Q || !w->hx || !rg_aligned(x) || !rg_aligned(h0) ||
+        !rg_aligned(y) || !rg_aligned(w->mid))
+        return 0;
+    rg_args a;
+    for (int l = 0; l < L; l++) {
+        if (!rg_aligned(layers[l].w_ih) || !rg_aligned(layers[l].w_hh))
+            return 0;
+        a.w_ih[l] = layers[l].w_ih;
+        a.w_hh[l] = layers[l].w_hh;
+        a.b_ih[l] = layers[l].b_ih;
+        a.b_hh[l] = layers[l].b_hh;
+    }
+    a.T = T;
+    a.B = B;
+    a.I = I;
+    a.H = H;
+    a.L = L;
+    a.bpl = H / RG_U;
+    a.Kh = (H + 127) / 128 * 128;
+    a.Ki0 = (I + 127) / 128 * 128;
+    a.Kimax = L > 1 && a.Kh > a.Ki0 ? a.Kh : a.Ki0;
+    a.x = x;
+    a.h0 = h0;
+    a.y = y;
+    a.mid = w->mid;
+    a.hn = h_n;
+    /* the workspace's tagged-value area (L T B H words): the values in
+     * tagged mode, the flags (L T H / 8 words) in flag mode */
+    a.hx = w->hx;
+    a.flags = (unsigned *)w->hx;
+    a.tag = rg_next_tag();
+    return rg_launch_b(&a, B <= tagb, s);
+}
+
+} // namespace
+
+// ----------------------------------------------------------------------------
 // the entry points
 
 #define GRU_DEFAULT 4
-#define GRU_RUNGS   4
+#define GRU_RUNGS   5
 
 static int rung(void)
 {
@@ -1275,7 +1750,7 @@ extern "C" void gru_cell(const float *x, const float *h, float *h_new,
 {
     if (rung() == 1)
         launch_cell(x, h, h_new, NULL, w, B, I, H, stream);
-    else if (rung() == 4)
+    else if (rung() >= 4)
         launch_step4(x, h, h_new, NULL, w, B, I, H, stream);
     else
         launch_step(x, h, h_new, NULL, w, B, I, H, stream);
@@ -1298,7 +1773,7 @@ extern "C" void gru_forward(const float *x, const float *h0, float *y,
         for (int l = 0; l < L; l++) {
             const float *in = l ? layer_out(&w, y, l - 1, T, B, H, L) : x;
             float *out = layer_out(&w, y, l, T, B, H, L);
-            if (k == 4)
+            if (k >= 4)
                 launch_step4(in, h0 + (size_t)l * B * H, out,
                              h_n + (size_t)l * B * H, &layers[l], B, l ? H : I,
                              H, stream);
@@ -1309,9 +1784,14 @@ extern "C" void gru_forward(const float *x, const float *h0, float *y,
         }
         return;
     }
-    /* rung 4 takes the batches of up to WF_MAXB rows whose weights fit on
-     * chip; the rest go down to rung 3 (and from there to rung 2) */
-    if (k == 4 &&
+    /* rung 5 takes B <= 8 where its kernel applies (H a multiple of 8, H
+     * and I up to 512, 16-byte aligned data, a resident grid); rung 4 the
+     * batches of up to WF_MAXB rows whose weights fit on chip; the rest go
+     * down to rung 3 (and from there to rung 2) */
+    if (k == 5 &&
+        forward_regs(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream))
+        return;
+    if (k >= 4 &&
         forward_wavefront(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream))
         return;
     if (k >= 3 &&
