@@ -10,6 +10,11 @@
 #     bash tools/gpu-check.sh bench   # the ladders' sweeps (make bench)
 #     bash tools/gpu-check.sh lab 05 [06]  # one lab in depth: solution,
 #                                     # skeleton, fixtures, ladder, sanitizers
+#     bash tools/gpu-check.sh rung 05 GRU_KERNEL=5 [VAR=V...]  # a rung on
+#                                     # trial: two full gradings with the
+#                                     # variables and one without, the
+#                                     # sanitizers on the quick cases with
+#                                     # them, the bench with and without
 #     bash tools/gpu-check.sh batch2  # a class batch on two GPUs (GPUS="0 1"),
 #                                     # names with spaces, quotes, accents
 #     bash tools/gpu-check.sh class3  # one class of 13 (LMS names, a Canvas
@@ -106,6 +111,51 @@ if [ "$phase" = bench ]; then
     step ladders make bench SOLUTION=1
     tee -a "$sum" < "$OUT/ladders.log" > /dev/null
     cp build/bench/*.csv "$final/" 2>/dev/null # for docs/data and make plots
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = rung ]; then
+    # a rung that is not the default yet, chosen by its variables (each
+    # *_KERNEL or *_KERNEL_*: what reaches the runner): is it right, clean
+    # under the sanitizers, and faster than the default on the same card
+    id=${2:?usage: gpu-check.sh rung LAB VAR=VALUE...}
+    shift 2
+    [ $# -gt 0 ] || { note "rung: name the rung's variables (GRU_KERNEL=5)"; exit 2; }
+    for seed in 11 12; do
+        step "rung-$id-seed$seed" env "$@" "$grade" "$id" --solution --no-color --seed $seed
+        grep -E '^score|\(speed\)' "$OUT/rung-$id-seed$seed.log" | tee -a "$sum"
+    done
+    step "default-$id-seed11" "$grade" "$id" --solution --no-color --seed 11
+    grep -E '^score|\(speed\)' "$OUT/default-$id-seed11.log" | tee -a "$sum"
+    for tool in memcheck racecheck synccheck; do
+        step "rung-$id-$tool" env "$@" timeout 240 "${COMPUTE_SANITIZER:-compute-sanitizer}" --tool $tool \
+            --error-exitcode 9 "$grade" "$id" --solution --tool-mode --quick \
+            --no-color --seed 1 --timeout 600
+        note "  $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/rung-$id-$tool.log" | tail -n 1 | sed 's/^=* *//') ($(grep -cE ' pass ' "$OUT/rung-$id-$tool.log") cases passed)"
+    done
+    bench=$final/bench-$id.csv
+    "$grade" --csv-header > "$bench"
+    step "bench-$id-default" "$grade" "$id" --solution --bench --no-color --seed 1 \
+        --csv "$bench" --label default
+    step "bench-$id-rung" env "$@" "$grade" "$id" --solution --bench --no-color \
+        --seed 1 --csv "$bench" --label "$*"
+    python3 - "$bench" << 'PY' | tee -a "$sum"
+import csv, sys
+rows = list(csv.DictReader(line for line in open(sys.argv[1]) if not line.startswith("#")))
+if not rows:
+    sys.exit("bench: nothing was timed")
+cases = []
+for r in rows:
+    if r["case"] not in cases:
+        cases.append(r["case"])
+t = {(r["code"], r["case"]): float(r["time_ms"]) for r in rows}
+codes = sorted({r["code"] for r in rows}, key=lambda c: c != "default")
+print("| case | " + " | ".join(codes) + " |")
+print("|---|" + "---|" * len(codes))
+for c in cases:
+    print("| %s | %s |" % (c, " | ".join("%.4f ms" % t[(k, c)] if (k, c) in t else "-" for k in codes)))
+PY
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
     exit 0

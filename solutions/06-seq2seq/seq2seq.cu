@@ -775,7 +775,9 @@ static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
 //   above 8191 - index (13 bits) above the tag's low 19 bits, so that the
 //   largest word of a row is its argmax, ties to the lowest index (the
 //   order of argmax_key). Every block reads every block's word to learn the
-//   next token: no atomics, and the same answer in every block.
+//   next token: no atomics, and the same answer in every block. 19 tag
+//   bits would match leftover bytes once in 2^19 words: these slots alone
+//   are zeroed on every call, in the encoder's graph.
 // A step in a block, in the order of its critical path:
 //   A  gather e_t = E_tgt[y_(t-1)] into shared memory
 //   B  its units' W_ih e_t (the hidden half W_hh d_(t-1) was done in F),
@@ -1415,8 +1417,15 @@ static int s2s_decode(const struct signature *k, const struct ws *w)
 {
     if (k->rung == 4) {
         /* rung 4's graph: the encoder and the context's shares; the
-         * decode kernel follows it, outside the graph */
+         * decode kernel follows it, outside the graph. The argmax keys
+         * carry only 19 tag bits: whatever an unwritten (never zeroed)
+         * workspace holds there would pass as this call's key once in
+         * 2^19 words, so they are zeroed first (0 is never a tag) */
         float *ctx;
+        S2S_TRY(cudaMemsetAsync(w->kx, 0,
+                                (size_t)k->T * k->B * R4_MAXGRID *
+                                    sizeof(unsigned long long),
+                                k->s));
         return s2s_encode(&k->m, k->src, k->S, k->B, 1, w, &ctx, k->s) &&
                fold_context(&k->m, ctx, k->B, w, k->s);
     }
