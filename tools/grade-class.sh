@@ -37,12 +37,13 @@
 # no-source, timeout: decided without the grader). OUT/gradebook.csv is
 # rebuilt from results/ at the end, so an interrupted batch loses nothing
 # and a re-run skips what is graded unless FORCE=1 (results that say no GPU
-# was visible are graded again, and so are results with a speed case
-# `unconfirmed`: timed while another process used the GPU). Those
-# unconfirmed at the end of the queues are graded again at once, one at a
-# time: with a GPU named twice in GPUS ("0 0": two queues on one GPU, so
+# was visible are graded again, and so are results with a case that was
+# not the submission's doing: `unconfirmed` (a speed case timed while
+# another process used the GPU) or `internal-error` (the grader or the host
+# failed). Those at the end of the queues are graded again at once, one at
+# a time: with a GPU named twice in GPUS ("0 0": two queues on one GPU, so
 # that one's builds and checks overlap the other's), the queues time each
-# other.
+# other, and one's memory hog can starve the other.
 #
 # Environment: FORCE=1, QUICK=1 (grade only the lab's quick cases: a
 # rehearsal of the batch, marked "(only the quick cases)" in the gradebook
@@ -343,9 +344,10 @@ unpack() { # unpack ARCHIVE DIR: tar or zip into DIR
 
 # does KEY need grading? A result stands unless FORCE=1, it says no GPU
 # was there to grade, or it was a quick rehearsal and this run is not
-# a result with a case timed while another process used the GPU
-unconfirmed() { # unconfirmed KEY OUT
-    grep -Eq '"status":[[:space:]]*"unconfirmed"' "$2/results/$1.json" 2> /dev/null
+# a result with a case the submission did not decide: timed while another
+# process used the GPU, or failed in the grader or the host
+not_theirs() { # not_theirs KEY OUT
+    grep -Eq '"status":[[:space:]]*"(unconfirmed|internal-error)"' "$2/results/$1.json" 2> /dev/null
 }
 
 to_grade() { # to_grade KEY OUT
@@ -354,7 +356,7 @@ to_grade() { # to_grade KEY OUT
         { [ -e "$out/results/$key.json" ] &&
           ! grep -q '"not graded: no GPU"' "$out/results/$key.json" &&
           ! grep -q '"not graded: interrupted"' "$out/results/$key.json" &&
-          ! unconfirmed "$key" "$out" &&
+          ! not_theirs "$key" "$out" &&
           { [ "${QUICK:-0}" = 1 ] ||
             ! grep -q '"subset":' "$out/results/$key.json"; }; }; }; }
 }
@@ -679,21 +681,22 @@ else
     while ! wait; do :; done 2> /dev/null
     wait
 fi
-# a speed case timed while another process used the GPU (another queue on
-# the same GPU, or someone else's job) is unconfirmed: those students are
-# graded again now, one at a time, on the first GPU
+# a case the submission did not decide (a speed case timed while another
+# process used the GPU: another queue on the same GPU, or someone else's
+# job; or the grader failed, the GPU's memory taken by a neighbour, say):
+# those students are graded again now, one at a time, on the first GPU
 again=()
 if [ "$interrupted" = 0 ]; then
-    for e in "${entries[@]}"; do unconfirmed "$e" "$out" && again+=("$e"); done
+    for e in "${entries[@]}"; do not_theirs "$e" "$out" && again+=("$e"); done
 fi
 if [ ${#again[@]} -gt 0 ]; then
-    echo "grade-class: ${#again[@]} graded again, one at a time: a speed case of theirs was timed while another process used the GPU (unconfirmed)"
+    echo "grade-class: ${#again[@]} graded again, one at a time: a case of theirs was timed while another process used the GPU (unconfirmed) or failed in the grader (internal-error)"
     [ $# = 0 ] || export CUDA_VISIBLE_DEVICES=$1
     for e in "${again[@]}"; do grade_one "$e" "$out"; done
     still=0
-    for e in "${again[@]}"; do unconfirmed "$e" "$out" && still=$((still + 1)); done
+    for e in "${again[@]}"; do not_theirs "$e" "$out" && still=$((still + 1)); done
     [ "$interrupted" != 0 ] || [ $still = 0 ] ||
-        echo "grade-class: $still still unconfirmed: another process kept the GPU busy; run the same command again on an idle GPU (it grades only them)" >&2
+        echo "grade-class: $still still unconfirmed or internal-error: another process kept the GPU busy, or the grader fails on them (their logs say which); run the same command again on an idle GPU (it grades only them)" >&2
 fi
 if [ "$interrupted" != 0 ]; then
     graded=0

@@ -710,8 +710,9 @@ END_TEST
 
 /* A speed case timed while another process used the GPU is `unconfirmed`
  * (docs/grading.md): with GPUS="0 0" the two queues on one GPU time each
- * other. A stand-in for the grader (the real one, then bob's first result
- * rewritten with a case unconfirmed, as the judge writes it) shows the
+ * other (and one's memory hog can make the other's grader fail:
+ * `internal-error`). A stand-in for the grader (the real one, then bob's first
+ * result rewritten with a case unconfirmed, as the judge writes it) shows the
  * batch grading bob again at the end, alone, and keeping his second
  * result; the warning for a GPU named twice; a later run grading again a
  * result left unconfirmed and skipping the rest; and the GPU each grading
@@ -768,14 +769,15 @@ START_TEST(test_unconfirmed_graded_again)
         sh("! grep -q unconfirmed %s/results/%s.json", out, key_of(out, "bob")),
         0);
     ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",graded,"));
-    /* a result left unconfirmed (another user's job kept the GPU busy) is
-     * graded again by the next run, the rest skipped; GPUS=7 alone is GPU
-     * 7 */
+    /* a result left with a case the grader failed (internal-error: the
+     * GPU's memory taken by a neighbour, say) is graded again by the next
+     * run, the rest skipped; GPUS=7 alone is GPU 7 */
     char carol[256];
     snprintf(carol, sizeof carol, "%s/results/%s.json", out,
              key_of(out, "carol"));
     ck_assert_int_eq(sh("sed -i -E '0,/\"status\":[[:space:]]*\"pass\"/"
-                        "s//\"status\": \"unconfirmed\"/' %s && : > %s/gpus",
+                        "s//\"status\": \"internal-error\"/' %s && : > "
+                        "%s/gpus",
                         carol, dir),
                      0);
     ck_assert_int_eq(sh(run, CL_ROOT, "GPUS=7", dir, subs, out, dir, "run2"),
@@ -792,8 +794,8 @@ START_TEST(test_unconfirmed_graded_again)
                      0);
     ck_assert_int_eq(
         sh("cd %s && test $(grep -c 'done   bob' run3.log) = 2 && grep -q "
-           "'^grade-class: 1 still unconfirmed: .* run the same command "
-           "again on an idle GPU' run3.log",
+           "'^grade-class: 1 still unconfirmed or internal-error: .* run the "
+           "same command again on an idle GPU' run3.log",
            dir),
         0);
     /* without GPUS: the GPUs CUDA_VISIBLE_DEVICES leaves, one queue each */
