@@ -14,7 +14,9 @@
 #                                     # trial: two full gradings with the
 #                                     # variables and one without, the
 #                                     # sanitizers on the quick cases with
-#                                     # them, the bench with and without
+#                                     # them, the bench with and without;
+#                                     # steps past RUNG_DEADLINE (480 s) are
+#                                     # skipped and named
 #     bash tools/gpu-check.sh batch2  # a class batch on two GPUs (GPUS="0 1"),
 #                                     # names with spaces, quotes, accents
 #     bash tools/gpu-check.sh class3  # one class of 13 (LMS names, a Canvas
@@ -122,24 +124,39 @@ if [ "$phase" = rung ]; then
     id=${2:?usage: gpu-check.sh rung LAB VAR=VALUE...}
     shift 2
     [ $# -gt 0 ] || { note "rung: name the rung's variables (GRU_KERNEL=5)"; exit 2; }
-    for seed in 11 12; do
-        step "rung-$id-seed$seed" env "$@" "$grade" "$id" --solution --no-color --seed $seed
-        grep -E '^score|\(speed\)' "$OUT/rung-$id-seed$seed.log" | tee -a "$sum"
-    done
-    step "default-$id-seed11" "$grade" "$id" --solution --no-color --seed 11
-    grep -E '^score|\(speed\)' "$OUT/default-$id-seed11.log" | tee -a "$sum"
+    # in the order that matters most, each step only while the window
+    # lasts (RUNG_DEADLINE seconds from the start, default 480): what did
+    # not fit is named, never cut off half-way
+    deadline=${RUNG_DEADLINE:-480}
+    due() { # due NAME: is there time left for step NAME?
+        [ $SECONDS -lt "$deadline" ] && return 0
+        note "$(printf '%-34s skipped: past %s s' "$1" "$deadline")"
+        return 1
+    }
+    graded() { # graded NAME SEED [VAR=V...]: one full grading
+        local name=$1 seed=$2
+        shift 2
+        due "$name" || return 0
+        step "$name" env "$@" "$grade" "$id" --solution --no-color --seed "$seed"
+        grep -E '^score|\(speed\)' "$OUT/$name.log" | tee -a "$sum"
+    }
+    graded "rung-$id-seed11" 11 "$@"
+    graded "default-$id-seed11" 11
+    bench=$final/bench-$id.csv
+    "$grade" --csv-header > "$bench"
+    due "bench-$id-default" && step "bench-$id-default" "$grade" "$id" --solution \
+        --bench --no-color --seed 1 --csv "$bench" --label default
+    due "bench-$id-rung" && step "bench-$id-rung" env "$@" "$grade" "$id" --solution \
+        --bench --no-color --seed 1 --csv "$bench" --label "$*"
     for tool in memcheck racecheck synccheck; do
-        step "rung-$id-$tool" env "$@" timeout 240 "${COMPUTE_SANITIZER:-compute-sanitizer}" --tool $tool \
+        due "rung-$id-$tool" || continue
+        step "rung-$id-$tool" env "$@" timeout $((deadline + 60 - SECONDS)) \
+            "${COMPUTE_SANITIZER:-compute-sanitizer}" --tool $tool \
             --error-exitcode 9 "$grade" "$id" --solution --tool-mode --quick \
             --no-color --seed 1 --timeout 600
         note "  $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/rung-$id-$tool.log" | tail -n 1 | sed 's/^=* *//') ($(grep -cE ' pass ' "$OUT/rung-$id-$tool.log") cases passed)"
     done
-    bench=$final/bench-$id.csv
-    "$grade" --csv-header > "$bench"
-    step "bench-$id-default" "$grade" "$id" --solution --bench --no-color --seed 1 \
-        --csv "$bench" --label default
-    step "bench-$id-rung" env "$@" "$grade" "$id" --solution --bench --no-color \
-        --seed 1 --csv "$bench" --label "$*"
+    graded "rung-$id-seed12" 12 "$@"
     python3 - "$bench" << 'PY' | tee -a "$sum"
 import csv, sys
 rows = list(csv.DictReader(line for line in open(sys.argv[1]) if not line.startswith("#")))
