@@ -669,6 +669,23 @@ static int coop_fits(struct coop_cache *c, const void *kernel, int grid,
     return 1;
 }
 
+/* a cooperative launch of @p kernel with its one argument @p arg, if the
+ * grid can be resident (coop_fits): 0 (nothing enqueued) when not, any
+ * error cleared */
+static int coop_launch(struct coop_cache *c, const void *kernel, int grid,
+                       int threads, size_t smem, void *arg, cudaStream_t s)
+{
+    if (!coop_fits(c, kernel, grid, threads, smem))
+        return 0;
+    void *args[] = {arg};
+    if (cudaLaunchCooperativeKernel(kernel, grid, threads, args, smem, s) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
 /* launch the persistent kernel if it fits: returns 0 (nothing enqueued)
  * when it does not, so the caller falls back */
 template <int KQ, int BT>
@@ -1068,19 +1085,10 @@ template <int KQ, int BT>
 static int launch_wavefront(wf_args *a, cudaStream_t s)
 {
     static struct coop_cache c = {-1, 0, 0};
-    const void *kernel = (const void *)wavefront_kernel<KQ, BT>;
     a->bpl = (a->H + WF_U - 1) / WF_U;
-    size_t smem = wf_smem(32 / KQ * BT, a->Kh, a->Kimax);
-    int grid = a->L * a->bpl;
-    if (!coop_fits(&c, kernel, grid, 2 * WF_NT, smem))
-        return 0;
-    void *args[] = {a};
-    if (cudaLaunchCooperativeKernel(kernel, grid, 2 * WF_NT, args, smem, s) !=
-        cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return 1;
+    return coop_launch(&c, (const void *)wavefront_kernel<KQ, BT>,
+                       a->L * a->bpl, 2 * WF_NT,
+                       wf_smem(32 / KQ * BT, a->Kh, a->Kimax), a, s);
 }
 
 /* a new tag for every call: a counter from a start no earlier process is
@@ -1637,18 +1645,8 @@ size_t rg_smem(int BT, int Kh, int Kimax)
 template <int BT, bool TAGGED> int rg_launch(rg_args *a, cudaStream_t s)
 {
     static struct coop_cache c = {-1, 0, 0};
-    const void *kernel = (const void *)rg_kernel<BT, TAGGED>;
-    size_t smem = rg_smem(BT, a->Kh, a->Kimax);
-    int grid = a->L * a->bpl;
-    if (!coop_fits(&c, kernel, grid, 2 * RG_NT, smem))
-        return 0;
-    void *args[] = {a};
-    if (cudaLaunchCooperativeKernel(kernel, grid, 2 * RG_NT, args, smem, s) !=
-        cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return 1;
+    return coop_launch(&c, (const void *)rg_kernel<BT, TAGGED>, a->L * a->bpl,
+                       2 * RG_NT, rg_smem(BT, a->Kh, a->Kimax), a, s);
 }
 
 /* tagged: up to 2 rows (more words a lane than registers for them) */
