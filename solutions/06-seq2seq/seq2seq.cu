@@ -855,6 +855,29 @@ static __device__ __forceinline__ void r4_waited(unsigned &spins,
     }
 }
 
+/* wait until every word w[e] (read from src[e * stride]) is this call's,
+ * as @p mine says, reading again only those that are not yet */
+template <int N, typename Mine>
+static __device__ __forceinline__ void r4_poll(unsigned long long (&w)[N],
+                                               const unsigned long long *src,
+                                               int stride, Mine mine)
+{
+    unsigned spins = 0;
+    unsigned long long t0 = 0;
+    for (;;) {
+        bool done = true;
+#pragma unroll
+        for (int e = 0; e < N; e++)
+            if (!mine(w[e])) {
+                done = false;
+                w[e] = r4_ld(src + e * stride);
+            }
+        if (done)
+            break;
+        r4_waited(spins, t0);
+    }
+}
+
 /* a block's best logit of a row as a tagged key (see above) */
 static __device__ __forceinline__ unsigned long long r4_key(float v, int idx,
                                                             unsigned tag19)
@@ -1133,20 +1156,9 @@ static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
                     int i = i0 + e * R4_NT;
                     w[e] = i < n ? r4_ld(src + i) : ready;
                 }
-                unsigned spins = 0;
-                unsigned long long t0 = 0;
-                for (;;) {
-                    bool done = true;
-#pragma unroll
-                    for (int e = 0; e < R4_PER; e++)
-                        if ((unsigned)(w[e] >> 32) != tag) {
-                            done = false;
-                            w[e] = r4_ld(src + i0 + e * R4_NT);
-                        }
-                    if (done)
-                        break;
-                    r4_waited(spins, t0);
-                }
+                r4_poll(w, src + i0, R4_NT, [&](unsigned long long x) {
+                    return (unsigned)(x >> 32) == tag;
+                });
 #pragma unroll
                 for (int e = 0; e < R4_PER; e++) {
                     int i = i0 + e * R4_NT;
@@ -1201,20 +1213,9 @@ static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
                     int i = q + e * R4_GRP;
                     w[e] = i < grid ? r4_ld(src + i) : tag19;
                 }
-                unsigned spins = 0;
-                unsigned long long t0 = 0;
-                for (;;) {
-                    bool done = true;
-#pragma unroll
-                    for (int e = 0; e < R4_KPT; e++)
-                        if (((unsigned)w[e] & R4_TAGM) != tag19) {
-                            done = false;
-                            w[e] = r4_ld(src + q + e * R4_GRP);
-                        }
-                    if (done)
-                        break;
-                    r4_waited(spins, t0);
-                }
+                r4_poll(w, src + q, R4_GRP, [&](unsigned long long x) {
+                    return ((unsigned)x & R4_TAGM) == tag19;
+                });
 #pragma unroll
                 for (int e = 0; e < R4_KPT; e++)
                     k = w[e] > k ? w[e] : k;
