@@ -714,8 +714,10 @@ END_TEST
  * `internal-error`). A stand-in for the grader (the real one, then bob's first
  * result rewritten with a case unconfirmed, as the judge writes it) shows the
  * batch grading bob again at the end, alone, and keeping his second
- * result; the warning for a GPU named twice; a later run grading again a
- * result left unconfirmed and skipping the rest; and the GPU each grading
+ * result, and never dave, whose code prints both statuses as the JSON
+ * spells them (only the judge's verdicts reach results.json); the warning
+ * for a GPU named twice; a later run grading again a result left with an
+ * internal-error case and skipping the rest; and the GPU each grading
  * was given (GPUS=7 alone is GPU 7, not the first; without GPUS, the GPUs
  * CUDA_VISIBLE_DEVICES leaves, as in a Slurm allocation). */
 START_TEST(test_unconfirmed_graded_again)
@@ -728,6 +730,15 @@ START_TEST(test_unconfirmed_graded_again)
     put(subs, "alice.c", sub_right);
     put(subs, "bob.c", sub_right);
     put(subs, "carol.c", sub_right);
+    put(subs, "dave.c",
+        "#include <stdio.h>\n"
+        "void selftest_add(const float *a, const float *b, float *c, int n)\n"
+        "{\n"
+        "    printf(\"\\\"status\\\": \\\"unconfirmed\\\"\\n\");\n"
+        "    fprintf(stderr, \"\\\"status\\\":\\\"internal-error\\\"\\n\");\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        c[i] = a[i] + b[i];\n"
+        "}\n");
     char stand_in[4096];
     snprintf(stand_in, sizeof stand_in,
              "#!/bin/sh\n"
@@ -769,6 +780,9 @@ START_TEST(test_unconfirmed_graded_again)
         sh("! grep -q unconfirmed %s/results/%s.json", out, key_of(out, "bob")),
         0);
     ck_assert_ptr_nonnull(strstr(row(out, "bob"), ",graded,"));
+    ck_assert_ptr_nonnull(strstr(row(out, "dave"), ",graded,"));
+    ck_assert_int_eq(sh("test $(grep -c 'done   dave' %s/run1.log) = 1", dir),
+                     0);
     /* a result left with a case the grader failed (internal-error: the
      * GPU's memory taken by a neighbour, say) is graded again by the next
      * run, the rest skipped; GPUS=7 alone is GPU 7 */
@@ -783,8 +797,9 @@ START_TEST(test_unconfirmed_graded_again)
     ck_assert_int_eq(sh(run, CL_ROOT, "GPUS=7", dir, subs, out, dir, "run2"),
                      0);
     ck_assert_int_eq(sh("cd %s && grep -q '^skip   alice' run2.log && grep "
-                        "-q '^skip   bob' run2.log && grep -q '^done   carol' "
-                        "run2.log && ! grep -q 'graded again' run2.log && "
+                        "-q '^skip   bob' run2.log && grep -q '^skip   dave' "
+                        "run2.log && grep -q '^done   carol' run2.log && ! "
+                        "grep -q 'graded again' run2.log && "
                         "test \"$(cat gpus)\" = 7",
                         dir),
                      0);
