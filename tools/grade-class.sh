@@ -634,6 +634,9 @@ twice=$(printf '%s\n' "$@" | sort | uniq -d | tr '\n' ' ')
 if [ -n "$twice" ]; then
     echo "grade-class: GPUS names GPU ${twice% } more than once: its queues share it, so one's speed cases may be timed while another runs (unconfirmed); those students are graded again at the end, one at a time"
 fi
+# the first GPU: one queue's (GPUS=1 is GPU 1, not the first), and the
+# regrades' at the end (several queues each set their own)
+[ $# = 0 ] || export CUDA_VISIBLE_DEVICES=$1
 # Ctrl-C (or a kill): the grade under way is told (it ends its case at
 # once and keeps what it did), no other starts, and the batch says how
 # far it got; a run again resumes (the interrupted student is graded
@@ -652,8 +655,6 @@ mkdir -p "$out/cache"
 BUILD_RECIPE=$(build_recipe)
 prepare_all "$out" "${entries[@]}"
 if [ $# -le 1 ]; then
-    # (GPUS=1: that GPU, not the first)
-    [ $# = 0 ] || export CUDA_VISIBLE_DEVICES=$1
     for e in "${entries[@]}"; do grade_one "$e" "$out"; done
 else
     # one queue per GPU, one submission at a time on each (its lines
@@ -691,7 +692,6 @@ if [ "$interrupted" = 0 ]; then
 fi
 if [ ${#again[@]} -gt 0 ]; then
     echo "grade-class: ${#again[@]} graded again, one at a time: a case of theirs was timed while another process used the GPU (unconfirmed) or failed in the grader (internal-error)"
-    [ $# = 0 ] || export CUDA_VISIBLE_DEVICES=$1
     for e in "${again[@]}"; do grade_one "$e" "$out"; done
     still=0
     for e in "${again[@]}"; do not_theirs "$e" "$out" && still=$((still + 1)); done
