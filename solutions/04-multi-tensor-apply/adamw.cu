@@ -356,9 +356,13 @@ static int tk_knob(const char *name, const int *allowed, int def)
 
 typedef void (*tk_kernel)(const struct adamw_tensor *, struct step_consts);
 
-/* the kernel of the block the knobs choose, and its threads */
-static tk_kernel tk_choose(int *threads)
+/* the kernel of the block the knobs choose, its threads and the elements
+ * of a task */
+static tk_kernel tk_choose(int *threads, long long *elems)
 {
+    const char *e = getenv("ADAMW_KERNEL_TASK");
+    long long v = e ? atoll(e) : 0;
+    *elems = v >= 1024 && v <= (1 << 24) && v % 1024 == 0 ? v : TK_ELEMS;
     static const int blocks[] = {128, 256, 512, 0}, unrolls[] = {1, 2, 4, 0};
     int b = tk_knob("ADAMW_KERNEL_BLOCK", blocks, TK_THREADS);
     int u = tk_knob("ADAMW_KERNEL_UNROLL", unrolls, TK_UNROLL);
@@ -642,12 +646,8 @@ static int tasks_launch(const struct adamw_tensor *ts, int count,
 {
     static tk_kernel kernel;
     static int threads;
-    if (!kernel) {
-        const char *e = getenv("ADAMW_KERNEL_TASK");
-        long long v = e ? atoll(e) : 0;
-        tk.elems = v >= 1024 && v <= (1 << 24) && v % 1024 == 0 ? v : TK_ELEMS;
-        kernel = tk_choose(&threads);
-    }
+    if (!kernel)
+        kernel = tk_choose(&threads, &tk.elems);
     if (!tk.done && cudaEventCreateWithFlags(
                         &tk.done, cudaEventDisableTiming) != cudaSuccess)
         return -1;
