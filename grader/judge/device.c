@@ -13,6 +13,8 @@
 #include <cublas_v2.h>
 #include <cudnn.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,4 +182,115 @@ uint64_t cl_private_random(void)
     if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v)
         v = (uint64_t)(cl_now_s() * 1e9) * 2654435761u ^ (uint64_t)getpid();
     return v;
+}
+
+/* ---- the other processes on the judge's GPU ---------------------------------
+ * NVML, the driver's management library, as the driver ships it: loaded
+ * when first asked, so that neither the build nor the CPU lab needs it,
+ * and asked on a thread of its own, so that a driver that does not answer
+ * costs the judge NVML_WAIT_S once, never a hang. The few declarations
+ * used, as nvml.h (a stable ABI) gives them. */
+typedef struct nvml_device *nvml_device_t;
+struct nvml_process { /* nvmlProcessInfo_t of _v2 and _v3 */
+    unsigned int pid;
+    unsigned long long used_bytes;
+    unsigned int gpu_instance, compute_instance;
+};
+enum { NVML_OK = 0, NVML_TOO_SMALL = 7, NVML_MAX_PROCS = 256 };
+#define NVML_WAIT_S 5
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int state; /* 0 never asked, 1 asking, 2 answered, -1 no answer: off */
+    int ok;    /* NVML loaded and the device found */
+    int (*processes)(nvml_device_t, unsigned int *, struct nvml_process *);
+    nvml_device_t dev;
+    char bus[32]; /* the judge's GPU, as cudaDeviceGetPCIBusId names it */
+    unsigned int n;
+    int rc;
+    struct nvml_process p[NVML_MAX_PROCS];
+} N = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void nvml_open(void)
+{
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+    int (*init)(void) = (int (*)(void))dlsym(h, "nvmlInit_v2");
+    int (*by_bus)(const char *, nvml_device_t *) =
+        (int (*)(const char *, nvml_device_t *))dlsym(
+            h, "nvmlDeviceGetHandleByPciBusId_v2");
+    *(void **)&N.processes =
+        dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+    if (!N.processes)
+        *(void **)&N.processes =
+            dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
+    /* the handle stays loaded: NVML may be half set up */
+    N.ok = init && by_bus && N.processes && init() == NVML_OK &&
+           by_bus(N.bus, &N.dev) == NVML_OK;
+}
+
+static void *nvml_ask(void *arg)
+{
+    (void)arg;
+    static int opened;
+    if (!opened) {
+        opened = 1;
+        nvml_open();
+    }
+    unsigned int n = NVML_MAX_PROCS;
+    int rc = N.ok ? N.processes(N.dev, &n, N.p) : -1;
+    pthread_mutex_lock(&N.mu);
+    N.n = n;
+    N.rc = rc;
+    if (N.state == 1)
+        N.state = 2;
+    pthread_cond_signal(&N.cv);
+    pthread_mutex_unlock(&N.mu);
+    return NULL;
+}
+
+int cl_judge_gpu_others(pid_t mine)
+{
+    if (!J.gpu)
+        return -1;
+    pthread_mutex_lock(&N.mu);
+    int off = N.state < 0;
+    pthread_mutex_unlock(&N.mu);
+    if (off || (!N.bus[0] &&
+                cudaDeviceGetPCIBusId(N.bus, sizeof N.bus, 0) != cudaSuccess)) {
+        cudaGetLastError();
+        return -1;
+    }
+    pthread_t t;
+    N.state = 1;
+    if (pthread_create(&t, NULL, nvml_ask, NULL) != 0)
+        return -1;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += NVML_WAIT_S;
+    pthread_mutex_lock(&N.mu);
+    while (N.state == 1 && pthread_cond_timedwait(&N.cv, &N.mu, &until) == 0)
+        ;
+    int answered = N.state == 2;
+    N.state = answered ? 0 : -1; /* no answer: never asked again */
+    unsigned int n = N.n;
+    int rc = N.rc;
+    pthread_mutex_unlock(&N.mu);
+    if (!answered) {
+        pthread_detach(t);
+        return -1;
+    }
+    pthread_join(t, NULL);
+    if (rc == NVML_TOO_SMALL)
+        return NVML_MAX_PROCS; /* more than that: others, surely */
+    if (rc != NVML_OK)
+        return -1;
+    int others = 0;
+    pid_t self = getpid();
+    for (unsigned int i = 0; i < n && i < NVML_MAX_PROCS; i++)
+        others +=
+            (pid_t)N.p[i].pid != self && (!mine || (pid_t)N.p[i].pid != mine);
+    return others;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cuda_runtime_api.h>
 
@@ -62,6 +63,14 @@ void cl_mem_copy(void *dst, const void *src, size_t n);
 void cl_mem_sync(void);
 /** A blocking copy to host memory @p dst. */
 void cl_mem_read(void *dst, const void *src, size_t n);
+
+/** How many other processes hold a compute context on the judge's GPU,
+ *  the judge and @p mine (a runner, or 0) not counted, as the driver's
+ *  management library (NVML, loaded when first asked) lists them; -1
+ *  when it cannot tell (no NVML, the CPU lab). A process of another PID
+ *  namespace the driver cannot name to the judge counts; one in another
+ *  container may not be listed at all (docs/grading.md). */
+int cl_judge_gpu_others(pid_t mine);
 
 /** 64 bits from the kernel's random source: what the runner cannot
  *  predict (the case's salt, the rows a check samples). */

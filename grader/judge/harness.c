@@ -558,9 +558,14 @@ struct shot {
 /* Before a timed call's baseline and the call itself, and after every
  * write of the judge into the runner's buffers: no other context may be
  * running work. A busy GPU is probed again; if it stays busy, the runner
- * is ended and the GPU probed once more: idle then, the work was the
- * submission's (left running after its call returned); still busy, it is
- * another process's, and the time cannot be trusted. 0: idle. */
+ * is ended and the GPU probed a few times more. Still busy: another
+ * process's work, and the time cannot be trusted. Idle from then on, the
+ * work was the submission's (left running after its call returned), but
+ * only if no other process holds a context on the GPU: another's work may
+ * have ended in the same moment (two queues of a class on one GPU did,
+ * H100, 2026-11-27), and the verdict is then unconfirmed, never forbidden.
+ * 0: idle. */
+#define IDLE_PROBES 5 /* idle after the runner ended: so many probes */
 static int prove_idle(struct case_run *k)
 {
     if (!cl_judge_gpu() || !cl_run_sandboxed(k->o->run))
@@ -569,9 +574,14 @@ static int prove_idle(struct case_run *k)
     if (!cl_clock_gpu_busy(&p, 1))
         return 0;
     double gap = p.gap_us;
+    pid_t runner = k->rn.pid;
     cl_runner_reap(&k->rn, 1, NULL, 0, NULL);
     k->runner_dead = 1;
-    if (!cl_clock_gpu_busy(&p, 0))
+    int busy = 0;
+    for (int i = 0; i < IDLE_PROBES && !busy; i++)
+        busy = cl_clock_gpu_busy(&p, 0);
+    int others = busy ? 0 : cl_judge_gpu_others(runner);
+    if (!busy && others <= 0)
         return cl_case_fail(
             k, CL_ST_FORBIDDEN,
             "your code left work running on the GPU after its call "
@@ -579,6 +589,15 @@ static int prove_idle(struct case_run *k)
             "%.0f us at a time while the runner was stopped, and "
             "had it back once the runner ended",
             gap);
+    if (!busy)
+        return cl_case_fail(
+            k, CL_ST_UNCONFIRMED,
+            "the GPU was busy while this case was timed (the grader's "
+            "probe lost it for %.0f us at a time) and idle once your "
+            "code ended, but %d other process%s held the GPU too, and "
+            "the work may have been theirs: the time cannot be trusted; "
+            "grade again on an idle GPU",
+            gap, others, others == 1 ? "" : "es");
     return cl_case_fail(
         k, CL_ST_UNCONFIRMED,
         "another process used the GPU while this case was timed "

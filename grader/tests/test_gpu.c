@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "errcheck.h"
 #include "guard.h"
+#include "judge/device.h"
 #include "rng.h"
 #include "timing.h"
 #include "tests/gpu_grading.h"
@@ -17,7 +18,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 // ---- common/ on the device
@@ -216,6 +219,107 @@ START_TEST(test_hostile_linger)
 }
 END_TEST
 
+/* a neighbour: this suite again (/proc/self/exe --hold-gpu), holding a
+ * CUDA context on the GPU and running nothing until its stdin closes */
+struct neighbour {
+    pid_t pid;
+    int in; /* its stdin: closed, it exits */
+};
+
+static int hold_gpu(void)
+{
+    if (cudaFree(0) != cudaSuccess)
+        return 1;
+    if (write(1, "+", 1) != 1)
+        return 1;
+    char c;
+    while (read(0, &c, 1) > 0)
+        ;
+    return 0;
+}
+
+static struct neighbour neighbour_start(void)
+{
+    int to[2], from[2];
+    ck_assert_int_eq(pipe(to), 0);
+    ck_assert_int_eq(pipe(from), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[1]);
+        close(from[0]);
+        execl("/proc/self/exe", "test_gpu", "--hold-gpu", (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    char c = 0;
+    ck_assert_int_eq(read(from[0], &c, 1), 1); /* its context is made */
+    ck_assert_int_eq(c, '+');
+    close(from[0]);
+    return (struct neighbour){pid, to[1]};
+}
+
+static void neighbour_stop(struct neighbour *nb)
+{
+    close(nb->in);
+    int st = 0;
+    ck_assert_int_eq(waitpid(nb->pid, &st, 0), nb->pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "the neighbour failed (status %d)", st);
+}
+
+START_TEST(test_hostile_leftover)
+{
+    /* a kernel left spinning for 200 ms after each large call: the probe
+     * before the next timed call finds the GPU busy, and idle once the
+     * runner has ended. Alone on the GPU, that is the submission's
+     * (forbidden) */
+    grade(FIXTURE("leftover"), "n=2^28", 60.0);
+    const struct cl_result *r = result("n=2^28");
+    printf("lab 1 leftover, alone: %s: %s\n", cl_status_name(r->status),
+           r->msg);
+    ck_assert_msg(r->status == CL_ST_FORBIDDEN, "leftover: %s: %s",
+                  cl_status_name(r->status), r->msg);
+    ck_assert_ptr_nonnull(strstr(r->msg, "left work running"));
+    ck_assert_double_eq(g.speed_score, 0.0);
+}
+END_TEST
+
+START_TEST(test_leftover_beside_a_neighbour)
+{
+    /* the same, with another process holding a context on the GPU (a
+     * second queue of a class on one GPU): the work the probe saw may have
+     * been that process's, ended in the same moment, so the verdict is
+     * unconfirmed, never forbidden. Where NVML cannot list the neighbour
+     * (docs/grading.md), forbidden is all the grader can say, and the
+     * test says so */
+    struct neighbour nb = neighbour_start();
+    grade(FIXTURE("leftover"), "n=2^28", 60.0);
+    const struct cl_result *r = result("n=2^28");
+    char why[256];
+    ck_assert_int_eq(cl_judge_init(1, why, sizeof why), 0);
+    int others = cl_judge_gpu_others(0);
+    cl_judge_shutdown();
+    neighbour_stop(&nb);
+    printf("lab 1 leftover, beside a neighbour (NVML lists %d other "
+           "process(es)): %s: %s\n",
+           others, cl_status_name(r->status), r->msg);
+    ck_assert_double_eq(g.speed_score, 0.0);
+    if (others < 1) {
+        printf("NVML does not list the neighbour here: the leftover work "
+               "is called the submission's\n");
+        ck_assert_int_eq(r->status, CL_ST_FORBIDDEN);
+        return;
+    }
+    ck_assert_msg(r->status == CL_ST_UNCONFIRMED, "leftover: %s: %s",
+                  cl_status_name(r->status), r->msg);
+    ck_assert_ptr_nonnull(strstr(r->msg, "other process"));
+}
+END_TEST
+
 START_TEST(test_lab2_solution)
 {
     expect_solution("02", CL_BUILD_DIR "/solution/02-stencil.so",
@@ -311,8 +415,10 @@ START_TEST(test_lab6_naive_correct)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--hold-gpu") == 0)
+        return hold_gpu();
     const TTest *tests[] = {
         test_device_fill_matches_host,
         test_timing_statistics,
@@ -323,6 +429,8 @@ int main(void)
         test_hostile_cache_and_spin,
         test_hostile_stream_query,
         test_hostile_linger,
+        test_hostile_leftover,
+        test_leftover_beside_a_neighbour,
         test_lab2_solution,
         test_lab3_solution,
         test_lab4_solution,
