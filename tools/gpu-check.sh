@@ -25,7 +25,9 @@
 #                                     # graded with GPUS="0 1", "0 0" and 0:
 #                                     # wall times, scores side by side, the
 #                                     # GPU each queue graded on (one GPU:
-#                                     # "0 0" and 0; CLASS3_RUNS="0-0 0")
+#                                     # "0 0" and 0; CLASS3_RUNS="0-0 0"
+#                                     # picks runs, CLASS3_TABLE="0-1 0-0 0"
+#                                     # the table's, across two calls)
 #     bash tools/gpu-check.sh soak [N] [sanitize]  # make soak: N rounds
 #                                     # (default 3) of every reference and
 #                                     # honest fixture, stopping before the
@@ -233,7 +235,9 @@ if [ "$phase" = class3 ]; then
     # (GPUS=0); the wall times, each student's score in the three, and the
     # GPU each queue graded on (docs/instructor.md records the run). On a
     # host of one GPU, the last two; CLASS3_RUNS="0-0 0" names the runs
-    # (a GPUS value with "-" for its spaces)
+    # (a GPUS value with "-" for its spaces). The table compares the runs
+    # named in CLASS3_TABLE (default: this call's), so the three can span
+    # two calls on a warm host: each run's gradebook stays in build/class
     ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
     runs=${CLASS3_RUNS:-}
     if [ -z "$runs" ] && [ "$ngpu" -ge 2 ]; then
@@ -299,13 +303,12 @@ CU
         cp "$OUT/class3-$tag.log" "$out/queue.log"
     done
     # each student's score three ways; the GPUs each queue graded on
-    python3 - "$OUT" $runs >> "$sum" << 'PY'
+    python3 - ${CLASS3_TABLE:-$runs} >> "$sum" << 'PY'
 import csv, glob, os, re, sys
-out = sys.argv[1]
-runs = sys.argv[2:]
+runs = sys.argv[1:]
 books = {}
 for r in runs:
-    with open(os.path.join(out, "gradebook-%s.csv" % r), newline="") as f:
+    with open("build/class/gpu-check-class3-%s/gradebook.csv" % r, newline="") as f:
         books[r] = {row["student"]: row for row in csv.DictReader(f)}
 print("| student | " + " | ".join("GPUS=%s score (correctness, speed, status)" % r for r in runs) + " | same correctness |")
 print("|---|" + "---|" * (len(runs) + 1))
