@@ -188,29 +188,44 @@ uint64_t cl_private_random(void)
  * NVML, the driver's management library, as the driver ships it: loaded
  * when first asked, so that neither the build nor the CPU lab needs it,
  * and asked on a thread of its own, so that a driver that does not answer
- * costs the judge NVML_WAIT_S once, never a hang. The few declarations
- * used, as nvml.h (a stable ABI) gives them. */
+ * costs the judge a wait once (NVML_OPEN_S the first time, when it loads
+ * and looks at every GPU; NVML_WAIT_S after), never a hang. The few
+ * declarations used, as nvml.h (a stable ABI) gives them. The process
+ * list is _v2's, whose entries are 24 bytes on every driver (_v3's grew
+ * to 32 on the R535 branch without a new name). */
 typedef struct nvml_device *nvml_device_t;
-struct nvml_process { /* nvmlProcessInfo_t of _v2 and _v3 */
+struct nvml_process { /* nvmlProcessInfo_v2_t */
     unsigned int pid;
     unsigned long long used_bytes;
     unsigned int gpu_instance, compute_instance;
 };
 enum { NVML_OK = 0, NVML_TOO_SMALL = 7, NVML_MAX_PROCS = 256 };
+#define NVML_OPEN_S 20
 #define NVML_WAIT_S 5
 
 static struct {
+    pthread_once_t once; /* the condition variable, on the monotonic clock */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int state; /* 0 never asked, 1 asking, 2 answered, -1 no answer: off */
-    int ok;    /* NVML loaded and the device found */
+    int state;  /* 0 idle, 1 asking, 2 answered, -1 no answer: off */
+    int opened; /* nvml_open() ran (on the asking thread) */
+    int ok;     /* NVML loaded and the device found */
     int (*processes)(nvml_device_t, unsigned int *, struct nvml_process *);
     nvml_device_t dev;
     char bus[32]; /* the judge's GPU, as cudaDeviceGetPCIBusId names it */
     unsigned int n;
     int rc;
     struct nvml_process p[NVML_MAX_PROCS];
-} N = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} N = {.once = PTHREAD_ONCE_INIT, .mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void nvml_cv_init(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&N.cv, &a);
+    pthread_condattr_destroy(&a);
+}
 
 static void nvml_open(void)
 {
@@ -222,10 +237,7 @@ static void nvml_open(void)
         (int (*)(const char *, nvml_device_t *))dlsym(
             h, "nvmlDeviceGetHandleByPciBusId_v2");
     *(void **)&N.processes =
-        dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
-    if (!N.processes)
-        *(void **)&N.processes =
-            dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
+        dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
     /* the handle stays loaded: NVML may be half set up */
     N.ok = init && by_bus && N.processes && init() == NVML_OK &&
            by_bus(N.bus, &N.dev) == NVML_OK;
@@ -234,10 +246,9 @@ static void nvml_open(void)
 static void *nvml_ask(void *arg)
 {
     (void)arg;
-    static int opened;
-    if (!opened) {
-        opened = 1;
+    if (!N.opened) {
         nvml_open();
+        N.opened = 1;
     }
     unsigned int n = NVML_MAX_PROCS;
     int rc = N.ok ? N.processes(N.dev, &n, N.p) : -1;
@@ -255,6 +266,7 @@ int cl_judge_gpu_others(pid_t mine)
 {
     if (!J.gpu)
         return -1;
+    pthread_once(&N.once, nvml_cv_init);
     pthread_mutex_lock(&N.mu);
     int off = N.state < 0;
     pthread_mutex_unlock(&N.mu);
@@ -263,13 +275,17 @@ int cl_judge_gpu_others(pid_t mine)
         cudaGetLastError();
         return -1;
     }
-    pthread_t t;
+    /* no thread of an earlier call runs now: joined, or off */
+    int wait_s = N.opened ? NVML_WAIT_S : NVML_OPEN_S;
     N.state = 1;
-    if (pthread_create(&t, NULL, nvml_ask, NULL) != 0)
+    pthread_t t;
+    if (pthread_create(&t, NULL, nvml_ask, NULL) != 0) {
+        N.state = 0;
         return -1;
+    }
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += NVML_WAIT_S;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += wait_s;
     pthread_mutex_lock(&N.mu);
     while (N.state == 1 && pthread_cond_timedwait(&N.cv, &N.mu, &until) == 0)
         ;
@@ -279,7 +295,7 @@ int cl_judge_gpu_others(pid_t mine)
     int rc = N.rc;
     pthread_mutex_unlock(&N.mu);
     if (!answered) {
-        pthread_detach(t);
+        pthread_detach(t); /* it may still write N.p: never read again */
         return -1;
     }
     pthread_join(t, NULL);
@@ -289,8 +305,9 @@ int cl_judge_gpu_others(pid_t mine)
         return -1;
     int others = 0;
     pid_t self = getpid();
-    for (unsigned int i = 0; i < n && i < NVML_MAX_PROCS; i++)
-        others +=
-            (pid_t)N.p[i].pid != self && (!mine || (pid_t)N.p[i].pid != mine);
+    for (unsigned int i = 0; i < n && i < NVML_MAX_PROCS; i++) {
+        pid_t pid = (pid_t)N.p[i].pid;
+        others += pid != 0 && pid != self && (!mine || pid != mine);
+    }
     return others;
 }

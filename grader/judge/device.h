@@ -67,9 +67,9 @@ void cl_mem_read(void *dst, const void *src, size_t n);
 /** How many other processes hold a compute context on the judge's GPU,
  *  the judge and @p mine (a runner, or 0) not counted, as the driver's
  *  management library (NVML, loaded when first asked) lists them; -1
- *  when it cannot tell (no NVML, the CPU lab). A process of another PID
- *  namespace the driver cannot name to the judge counts; one in another
- *  container may not be listed at all (docs/grading.md). */
+ *  when it cannot tell (no NVML, no answer in time, the CPU lab). The
+ *  driver lists only processes it can name in the judge's PID namespace:
+ *  one in another container is not counted (docs/grading.md). */
 int cl_judge_gpu_others(pid_t mine);
 
 /** 64 bits from the kernel's random source: what the runner cannot

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -240,9 +240,9 @@ static int hold_gpu(void)
 
 static struct neighbour neighbour_start(void)
 {
-    int to[2], from[2];
-    ck_assert_int_eq(pipe(to), 0);
-    ck_assert_int_eq(pipe(from), 0);
+    int to[2], from[2]; /* close-on-exec: no runner inherits them */
+    ck_assert_int_eq(pipe2(to, O_CLOEXEC), 0);
+    ck_assert_int_eq(pipe2(from, O_CLOEXEC), 0);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -255,9 +255,9 @@ static struct neighbour neighbour_start(void)
     }
     close(to[0]);
     close(from[1]);
-    char c = 0;
-    ck_assert_int_eq(read(from[0], &c, 1), 1); /* its context is made */
-    ck_assert_int_eq(c, '+');
+    char c = 0; /* '+': its context is made */
+    ck_assert_msg(read(from[0], &c, 1) == 1 && c == '+',
+                  "the neighbour could not make a CUDA context");
     close(from[0]);
     return (struct neighbour){pid, to[1]};
 }
@@ -273,8 +273,8 @@ static void neighbour_stop(struct neighbour *nb)
 
 START_TEST(test_hostile_leftover)
 {
-    /* a kernel left spinning for 200 ms after each large call: the probe
-     * before the next timed call finds the GPU busy, and idle once the
+    /* a kernel left spinning for 500 ms after each large call: the probe
+     * before the first timed call finds the GPU busy, and idle once the
      * runner has ended. Alone on the GPU, that is the submission's
      * (forbidden) */
     grade(FIXTURE("leftover"), "n=2^28", 60.0);
