@@ -32,6 +32,14 @@
  *      decode, and the hidden state and each block's argmax go between
  *      blocks as 64-bit words tagged anew on every call (Lab 5's rung 4),
  *      with no grid barrier; other calls run rung 3
+ *   5  (not yet run on a GPU; SEQ2SEQ_KERNEL=5, not the default) rung 4
+ *      with the encoder moved into the same cooperative kernel: each block
+ *      runs the encoder's GRU for the hidden units it owns in the decoder
+ *      (their W_ih and W_hh rows in registers, the embeddings gathered in
+ *      the kernel), hands h_s over as rung 4's tagged words, folds the
+ *      context (cgi, clog) itself, and loads its output rows by cp.async
+ *      while the encoder runs: one memset and one launch a call, no
+ *      cuBLAS, no graph. Other calls run rung 4
  *
  * seq2seq_forced runs the same code with the decoder's inputs given and
  * every logit written (the cuBLAS output layer).
@@ -483,6 +491,7 @@ struct ws {
     /* rung 4's tagged words, for B <= R4_MAXB (else NULL) */
     unsigned long long *hx; /* (T, B, H): the decoder's hidden states */
     unsigned long long *kx; /* (T, B, R4_MAXGRID): each block's argmax */
+    unsigned long long *ex; /* (S, B, H): rung 5's encoder states */
     size_t bytes;
 };
 
@@ -494,6 +503,8 @@ static size_t r256(size_t n)
 #define R4_MAXB    8   /* rung 4's largest batch */
 #define R4_MAXGRID 256 /* rung 4's largest grid */
 
+static int rung(void);
+
 static struct ws s2s_layout(void *base, const struct seq2seq_model *m, int S,
                             int T, int B)
 {
@@ -501,6 +512,9 @@ static struct ws s2s_layout(void *base, const struct seq2seq_model *m, int S,
     size_t e = (size_t)m->emb, h = (size_t)m->hid, v = (size_t)m->v_tgt;
     size_t sb = (size_t)S * B, b = (size_t)B, f = sizeof(float);
     size_t r4 = B <= R4_MAXB ? (size_t)T * b * 8 : 0;
+    /* rung 5's encoder words only when it runs: the default's workspace
+     * stays what it was */
+    size_t r5 = rung() == 5 && B <= R4_MAXB ? (size_t)S * b * 8 : 0;
     struct {
         void **at;
         size_t bytes;
@@ -521,6 +535,9 @@ static struct ws s2s_layout(void *base, const struct seq2seq_model *m, int S,
         {(void **)&w.prev, b * sizeof(int)},
         {(void **)&w.hx, r4 * h},
         {(void **)&w.kx, r4 * R4_MAXGRID},
+        /* right after kx (and hx before it): rung 5 zeroes the three
+         * slots with one memset */
+        {(void **)&w.ex, r5 * h},
     };
     size_t at = 0;
     for (size_t i = 0; i < sizeof slot / sizeof slot[0]; i++) {
@@ -529,7 +546,7 @@ static struct ws s2s_layout(void *base, const struct seq2seq_model *m, int S,
     }
     w.bytes = at;
     if (!r4)
-        w.hx = w.kx = NULL;
+        w.hx = w.kx = w.ex = NULL;
     return w;
 }
 
@@ -817,6 +834,12 @@ struct r4_args {
     unsigned long long *hx, *kx;
     int *tokens;
     float *logits;
+    /* rung 5's encoder and context (unused by rung 4) */
+    int S;
+    const int *src;
+    const float *enc_emb, *e_wih, *e_whh, *e_bih, *e_bhh;
+    const float *d_bih, *fc_b;
+    unsigned long long *ex;
 };
 
 static __device__ __forceinline__ unsigned long long
@@ -984,8 +1007,10 @@ r4_gru_dot(const float (&w)[NW], const float *X, int KW, int c0, int K, int B,
         out[b] = v + add;
 }
 
-template <int BT>
-static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
+/* the decode kernel's body; ENC: rung 5's, whose r5_encode has run
+ * instead of rung 4's prologue */
+template <int BT, bool ENC>
+static __device__ __forceinline__ void r4_body(const r4_args &a)
 {
     extern __shared__ float4 r4_smem4[];
     const int B = a.B, E = a.E, H = a.H, V = a.V, KW = a.KW, EP = a.EP;
@@ -994,6 +1019,7 @@ static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
     const unsigned tag = a.tag, tag19 = a.tag & R4_TAGM;
     const int r0 = blk * a.R, Rv = max(0, min(a.R, V - r0));
     const int j0 = blk * a.upb, nu = max(0, min(a.upb, H - j0));
+    /* (r5_encode carves the same, and the source tokens after toks) */
     float *Ws = (float *)r4_smem4;            /* Rp x KW */
     float *Xs = Ws + (size_t)a.Rp * KW;       /* BT x KW: [e | d] */
     float *cg = Xs + (size_t)BT * KW;         /* [u][g][8]: cgi */
@@ -1005,58 +1031,60 @@ static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
     unsigned long long *red = best + R4_WARPS * R4_MAXB; /* [warp] */
     int *toks = (int *)(red + R4_WARPS);                 /* [8] */
 
-    /* the prologue: W_out's rows, every loader's loads in flight together */
-    {
-        const int X = E + 2 * H;
-        if (a.vec) {
-            const int q = KW / 4, n = a.Rp * q;
-            for (int i0 = tid; i0 < n; i0 += R4_NT * R4_PER) {
-                float4 v[R4_PER];
+    if constexpr (!ENC) {
+        /* the prologue: W_out's rows, each loader's loads all in flight */
+        {
+            const int X = E + 2 * H;
+            if (a.vec) {
+                const int q = KW / 4, n = a.Rp * q;
+                for (int i0 = tid; i0 < n; i0 += R4_NT * R4_PER) {
+                    float4 v[R4_PER];
 #pragma unroll
-                for (int e = 0; e < R4_PER; e++) {
-                    int i = i0 + e * R4_NT, r = i / q, c = (i % q) * 4;
+                    for (int e = 0; e < R4_PER; e++) {
+                        int i = i0 + e * R4_NT, r = i / q, c = (i % q) * 4;
+                        int src = c < EP ? (c < E ? c : -1)
+                                         : (c - EP < H ? E + c - EP : -1);
+                        v[e] = make_float4(0.f, 0.f, 0.f, 0.f);
+                        if (i < n && r < Rv && src >= 0)
+                            v[e] = __ldg((const float4 *)(a.fc_w +
+                                                          (size_t)(r0 + r) * X +
+                                                          src));
+                    }
+#pragma unroll
+                    for (int e = 0; e < R4_PER; e++) {
+                        int i = i0 + e * R4_NT;
+                        if (i < n)
+                            *(float4 *)(Ws + (size_t)i * 4) = v[e];
+                    }
+                }
+            } else {
+                const int n = a.Rp * KW;
+                block_fill<R4_PER>(Ws, n, [&](int i) {
+                    int r = i / KW, c = i % KW;
                     int src = c < EP ? (c < E ? c : -1)
                                      : (c - EP < H ? E + c - EP : -1);
-                    v[e] = make_float4(0.f, 0.f, 0.f, 0.f);
-                    if (i < n && r < Rv && src >= 0)
-                        v[e] =
-                            __ldg((const float4 *)(a.fc_w +
-                                                   (size_t)(r0 + r) * X + src));
-                }
-#pragma unroll
-                for (int e = 0; e < R4_PER; e++) {
-                    int i = i0 + e * R4_NT;
-                    if (i < n)
-                        *(float4 *)(Ws + (size_t)i * 4) = v[e];
-                }
+                    return r < Rv && src >= 0
+                               ? __ldg(a.fc_w + (size_t)(r0 + r) * X + src)
+                               : 0.f;
+                });
             }
-        } else {
-            const int n = a.Rp * KW;
-            block_fill<R4_PER>(Ws, n, [&](int i) {
-                int r = i / KW, c = i % KW;
-                int src =
-                    c < EP ? (c < E ? c : -1) : (c - EP < H ? E + c - EP : -1);
-                return r < Rv && src >= 0
-                           ? __ldg(a.fc_w + (size_t)(r0 + r) * X + src)
-                           : 0.f;
-            });
         }
-    }
-    /* d_(-1) = c into the hidden half of X (zero elsewhere: padding,
-     * sentences past B, the embedding half until step 0 gathers it) */
-    block_fill<R4_PER>(Xs, BT * KW, [&](int i) {
-        int b = i / KW, c = i % KW - EP;
-        return b < B && c >= 0 && c < H ? a.ctx[(size_t)b * H + c] : 0.f;
-    });
-    for (int i = tid; i < R4_MAXU * 3 * R4_MAXB; i += R4_NT) {
-        int u = i / (3 * R4_MAXB), g = i / R4_MAXB % 3, b = i % R4_MAXB;
-        cg[i] =
-            u < nu && b < B ? a.cgi[(size_t)b * 3 * H + g * H + j0 + u] : 0.f;
-        gis[i] = ghs[i] = 0.f;
-    }
-    for (int i = tid; i < R4_MAXR * R4_MAXB; i += R4_NT) {
-        int r = i / R4_MAXB, b = i % R4_MAXB;
-        cl[i] = r < Rv && b < B ? a.clog[(size_t)b * V + r0 + r] : 0.f;
+        /* d_(-1) = c into the hidden half of X (zero elsewhere: padding,
+         * sentences past B, the embedding half until step 0 gathers it) */
+        block_fill<R4_PER>(Xs, BT * KW, [&](int i) {
+            int b = i / KW, c = i % KW - EP;
+            return b < B && c >= 0 && c < H ? a.ctx[(size_t)b * H + c] : 0.f;
+        });
+        for (int i = tid; i < R4_MAXU * 3 * R4_MAXB; i += R4_NT) {
+            int u = i / (3 * R4_MAXB), g = i / R4_MAXB % 3, b = i % R4_MAXB;
+            cg[i] = u < nu && b < B ? a.cgi[(size_t)b * 3 * H + g * H + j0 + u]
+                                    : 0.f;
+            gis[i] = ghs[i] = 0.f;
+        }
+        for (int i = tid; i < R4_MAXR * R4_MAXB; i += R4_NT) {
+            int r = i / R4_MAXB, b = i % R4_MAXB;
+            cl[i] = r < Rv && b < B ? a.clog[(size_t)b * V + r0 + r] : 0.f;
+        }
     }
     if (tid < R4_MAXB)
         toks[tid] = a.sos;
@@ -1247,6 +1275,12 @@ static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
     }
 }
 
+template <int BT>
+static __global__ void __launch_bounds__(R4_NT, 1) r4_kernel(r4_args a)
+{
+    r4_body<BT, false>(a);
+}
+
 static size_t r4_smem(int Rp, int KW, int BT)
 {
     return ((size_t)(Rp + BT) * KW + 3 * R4_MAXU * 3 * R4_MAXB +
@@ -1398,6 +1432,468 @@ static int r4_go(struct r4_launch *l, cudaStream_t s)
 }
 
 // ----------------------------------------------------------------------------
+// NOT YET RUN ON A GPU: rung 5, the encoder inside the decode kernel
+//
+// Written on a machine without one: it compiles, and a CPU emulation of
+// its indexing, barriers and hand-off matched a plain GRU encoder and
+// context fold at B = 1, 3 and 8. My estimate on an H100: b1 about
+// 0.28 ms (rung 4: 0.361), b8 about 0.62 ms (rung 4: 0.878). Why:
+// - rung 4 spends ~0.15 ms before its kernel at b1 (0.38 ms at b8): the
+//   gather, the input GEMM, 32 step kernels of ~4 us (11 us at b8) and the
+//   context's GEMMs; then its kernel loads 25 MB of W_out rows (~8 us)
+//   before the first decode step
+// - here an encoder step is one hand-off of tagged words with a 512-long
+//   dot product a warp on either side, as Lab 5's rung 5 (2.2 us a dependent
+//   step at B = 1): ~70 us for S = 32 at b1; at b8 each block polls 4096
+//   words (32 KB) a step: ~3.5 us a step, ~110 us
+// - the W_out rows come in by cp.async while the encoder runs; the
+//   context's shares cost ~3 us after its last step (the rows' last H
+//   columns, 16 MB over the grid, are prefetched into L2 halfway through)
+// - then rung 4's decode, unchanged: ~0.19 ms at b1, ~0.48 ms at b8
+// - before the kernel: one memset (hx, kx, ex: 0.3 MB at b1, 2.5 MB at b8)
+//
+// One kernel rather than an encoder kernel launched before rung 4's: the
+// block's 189 KB of output rows load while the encoder runs (cp.async into
+// the shared memory the encoder does not use), where a second kernel could
+// only start loading them after the encoder ended (~8 us on the path), and
+// one launch fewer. The cost: the encoder lives in the decode kernel's
+// registers (the 128 that BT = 8's decode needs anyway: the encoder's
+// rows take 24 a lane) and shared memory (the source tokens, S x B ints).
+// ptxas -v (CUDA 13.0, sm_90a), r5_kernel<BT> with r5_encode called (not
+// inlined): 128 registers at every BT, r5_encode spill-free; the decode
+// spills nothing at BT = 1 and 2, and at BT = 4 (128 bytes) and 8 (60) a
+// dozen or so loop-invariant values, reloaded from L1 a decode step, none
+// in a poll loop (rung 4's own BT = 4 spills 16). Shared memory a block
+// (V = 8192, E = 256, H = 512, S = 32): 204,192 bytes at B = 1, 226,592 at
+// B = 8 (the opt-in limit is 232,448).
+//
+// A review (no GPU either) found no ordering or deadlock bug, and two
+// things to try once it is timed: issue the encoder's own first loads
+// (weights, biases, tokens, x_0) before the 189 KB of cp.async, which now
+// queue ahead of step 0 (5 to 8 us at b1, its estimate); and spread the
+// L2 prefetch of the context's columns over the encoder's second half,
+// after each step's hand-off, rather than all at step S/2.
+//
+// r5_kernel is r4_kernel with r5_encode in place of rung 4's prologue
+// (r4_body<BT, true>). A block:
+// - issues its W_out rows (rung 4's prologue, 16-byte pieces) as cp.async,
+//   waited for only after the encoder
+// - keeps the encoder's rows of the units it owns in the decoder (warp
+//   3u + g: gate g of unit j0 + u, as rung 4's warps) in registers for all
+//   S steps: W_hh's (16 a lane) and W_ih's (8 a lane)
+// - step s: loads x_(s+1) = E_src[src_(s+1)] into registers (their latency
+//   under the wait); polls h_(s-1) from the tagged words ex[s - 1] into X's
+//   hidden half (rung 4's D); W_hh h + b_hh; the gates; h_s out as tagged
+//   words (rung 4's d_t format, ex (S, B, H)); then x_(s+1) into X's
+//   embedding half and W_ih x + b_ih for step s + 1, while the other blocks'
+//   h_s come in: only the hidden half is on the critical path
+// - after the last step: polls c = h_(S-1) into X's hidden half (where rung
+//   4's prologue puts it) and folds the context itself: cgi of its units
+//   (W_ih[:, E:] c + b_ih) and clog of its output rows (W_out[:, E+H:] c +
+//   b_out), then waits for its cp.async; rung 4's decode follows
+// No grid barrier; every wait is r4_poll's (2 s, then __trap). Every word
+// a wait accepts is this call's: hx, kx and ex are zeroed by one memset
+// before the launch (0 is never a tag: no stale or foreign word can pass,
+// for any number of calls), each word is written once a call, and the tag
+// is new on every call. Calls it does not take (B > 8, forced decoding,
+// shapes rung 4 refuses, W_out not float4-aligned, more shared memory than
+// the device has) run rung 4.
+
+/* 16 bytes from global to shared memory in the background (zeros where
+ * bytes is 0): cp.async from sm_80, a plain copy before */
+static __device__ __forceinline__ void r5_cp16(float *dst, const float *src,
+                                               unsigned bytes)
+{
+#if __CUDA_ARCH__ >= 800
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+#else
+    *(float4 *)dst =
+        bytes ? __ldg((const float4 *)src) : make_float4(0.f, 0.f, 0.f, 0.f);
+#endif
+}
+
+/* this thread's cp.async done (the block's: after a barrier) */
+static __device__ __forceinline__ void r5_cp_wait(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+static __device__ __forceinline__ void r5_prefetch(const float *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* n floats at p into L2, by the block: a line (32 floats) a thread */
+static __device__ __forceinline__ void r5_prefetch_range(const float *p,
+                                                         size_t n, int tid)
+{
+#pragma unroll 1
+    for (size_t i = (size_t)tid * 32; i < n; i += (size_t)R4_NT * 32)
+        r5_prefetch(p + i);
+    if (tid == 0 && n > 0)
+        r5_prefetch(p + n - 1);
+}
+
+/* wait until the B x H words at src all carry this call's tag, and put
+ * their values into the hidden half of X (rows of KW floats, from column
+ * EP): rung 4's D (written out there: calling this changes ptxas's
+ * choices in rung 4's kernel) for rung 5's encoder */
+static __device__ __forceinline__ void r5_take(float *Xs, int KW, int EP,
+                                               const unsigned long long *src,
+                                               int B, int H, unsigned tag,
+                                               int tid)
+{
+    const unsigned long long ready = (unsigned long long)tag << 32;
+    const int n = B * H;
+    for (int i0 = tid; i0 < n; i0 += R4_NT * R4_PER) {
+        unsigned long long w[R4_PER];
+#pragma unroll
+        for (int e = 0; e < R4_PER; e++) {
+            int i = i0 + e * R4_NT;
+            w[e] = i < n ? r4_ld(src + i) : ready;
+        }
+        r4_poll(w, src + i0, R4_NT, [&](unsigned long long x) {
+            return (unsigned)(x >> 32) == tag;
+        });
+#pragma unroll
+        for (int e = 0; e < R4_PER; e++) {
+            int i = i0 + e * R4_NT;
+            if (i < n)
+                Xs[(size_t)(i / H) * KW + EP + i % H] =
+                    __uint_as_float((unsigned)w[e]);
+        }
+    }
+}
+
+/* r4_rows for nr <= R4_ROWS rows in global memory (row stride ldw, rows
+ * past nr read as zero) over K columns (K even) against X from column c0:
+ * the same lane layout of the sums */
+template <int BT>
+static __device__ __forceinline__ float r5_rows(const float *W, int ldw, int nr,
+                                                const float *X, int KW, int c0,
+                                                int K, int lane)
+{
+    float acc[R4_ROWS * BT];
+#pragma unroll
+    for (int i = 0; i < R4_ROWS * BT; i++)
+        acc[i] = 0.f;
+#pragma unroll 2
+    for (int c = 2 * lane; c < K; c += 64) {
+        float2 w[R4_ROWS];
+#pragma unroll
+        for (int r = 0; r < R4_ROWS; r++)
+            w[r] = r < nr ? __ldg((const float2 *)(W + (size_t)r * ldw + c))
+                          : make_float2(0.f, 0.f);
+#pragma unroll
+        for (int b = 0; b < BT; b++) {
+            float2 x = *(const float2 *)(X + (size_t)b * KW + c0 + c);
+#pragma unroll
+            for (int r = 0; r < R4_ROWS; r++) {
+                float s = acc[r * BT + b];
+                s = fmaf(w[r].x, x.x, s);
+                s = fmaf(w[r].y, x.y, s);
+                acc[r * BT + b] = s;
+            }
+        }
+    }
+    return r4_reduce<R4_ROWS * BT, 16>(acc, lane);
+}
+
+/* rung 5's prologue: the encoder, the context's shares, W_out's rows.
+ * Not inlined: in one function with the decode, ptxas spills in both
+ * loops (384 bytes at BT = 8, 100 at BT = 1); called, it spills nothing
+ * and the decode keeps rung 4's registers but for a few loop-invariant
+ * values at BT = 4 and 8 (see the section's comment) */
+template <int BT>
+static __device__ __noinline__ void r5_encode(const r4_args &a)
+{
+    /* a's pointers in registers: read through the reference, each would be
+     * loaded again after every asm "memory" clobber (r4_ld, r4_st) */
+    const float *const fc_w = a.fc_w, *const fc_b = a.fc_b;
+    const float *const enc_emb = a.enc_emb, *const dec_emb = a.dec_emb;
+    const float *const e_wih = a.e_wih, *const e_whh = a.e_whh;
+    const float *const e_bih = a.e_bih, *const e_bhh = a.e_bhh;
+    const float *const w_ih = a.w_ih, *const w_hh = a.w_hh;
+    const float *const d_bih = a.d_bih, *const b_hh = a.b_hh;
+    const int *const src = a.src;
+    unsigned long long *const ex = a.ex;
+    const int sos = a.sos;
+    /* r4_body's shared memory, and the source tokens past it (S x B) */
+    extern __shared__ float4 r4_smem4[];
+    float *Ws = (float *)r4_smem4;
+    float *Xs = Ws + (size_t)a.Rp * a.KW;
+    float *cg = Xs + (size_t)BT * a.KW;
+    float *gis = cg + R4_MAXU * 3 * R4_MAXB;
+    float *ghs = gis + R4_MAXU * 3 * R4_MAXB;
+    float *cl = ghs + R4_MAXU * 3 * R4_MAXB;
+    int *srcs = (int *)((unsigned long long *)(cl + R4_MAXR * R4_MAXB) +
+                        R4_WARPS * R4_MAXB + R4_WARPS) +
+                R4_MAXB;
+    const int B = a.B, S = a.S, E = a.E, H = a.H, V = a.V, KW = a.KW;
+    const int EP = a.EP, X = E + 2 * H;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const unsigned tag = a.tag;
+    const int r0 = blockIdx.x * a.R, Rv = max(0, min(a.R, V - r0));
+    const int j0 = blockIdx.x * a.upb, nu = max(0, min(a.upb, H - j0));
+
+    /* W_out's rows as rung 4's prologue (a.vec), in the background */
+    {
+        const int q = KW / 4, n = a.Rp * q;
+        for (int i = tid; i < n; i += R4_NT) {
+            int r = i / q, c = (i % q) * 4;
+            int col =
+                c < EP ? (c < E ? c : -1) : (c - EP < H ? E + c - EP : -1);
+            bool ok = r < Rv && col >= 0;
+            r5_cp16(Ws + (size_t)i * 4,
+                    ok ? fc_w + (size_t)(r0 + r) * X + col : fc_w,
+                    ok ? 16u : 0u);
+        }
+    }
+    /* zeros: X (h_(-1), padding, sentences past B) and the context's
+     * shares (for the units and rows a block does not have) */
+    for (int i = tid; i < BT * KW; i += R4_NT)
+        Xs[i] = 0.f;
+    for (int i = tid; i < R4_MAXU * 3 * R4_MAXB; i += R4_NT)
+        cg[i] = gis[i] = ghs[i] = 0.f;
+    for (int i = tid; i < R4_MAXR * R4_MAXB; i += R4_NT)
+        cl[i] = 0.f;
+    for (int i = tid; i < S * B; i += R4_NT)
+        srcs[i] = src[i];
+
+    /* this warp's encoder rows (warp 3u + g: gate g of unit j0 + u), in
+     * registers for all S steps */
+    const int gu = warp / 3, gg = warp % 3, gj = j0 + gu;
+    const bool grow = warp < 3 * R4_MAXU && gu < nu;
+    float ewh[16], ewi[8];
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        int k = lane + 32 * i;
+        ewh[i] =
+            grow && k < H ? __ldg(e_whh + (size_t)(gg * H + gj) * H + k) : 0.f;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        int k = lane + 32 * i;
+        ewi[i] =
+            grow && k < E ? __ldg(e_wih + (size_t)(gg * H + gj) * E + k) : 0.f;
+    }
+    const float ebh = grow ? __ldg(e_bhh + gg * H + gj) : 0.f;
+    const float ebi = grow ? __ldg(e_bih + gg * H + gj) : 0.f;
+    __syncthreads(); /* srcs, the zeros */
+
+    /* x_s = E_src[src_s] (B x E): XPT values a thread, loaded into xr
+     * well before they are stored into X's embedding half */
+    constexpr int XPT = (BT * 256 + R4_NT - 1) / R4_NT;
+    float xr[XPT];
+    auto load_x = [&](int s) {
+#pragma unroll
+        for (int e = 0; e < XPT; e++) {
+            int i = tid + e * R4_NT;
+            xr[e] =
+                s < S && i < B * E
+                    ? __ldg(enc_emb + (size_t)srcs[s * B + i / E] * E + i % E)
+                    : 0.f;
+        }
+    };
+    auto store_x = [&]() {
+#pragma unroll
+        for (int e = 0; e < XPT; e++) {
+            int i = tid + e * R4_NT;
+            if (i < B * E)
+                Xs[(size_t)(i / E) * KW + i % E] = xr[e];
+        }
+    };
+    auto input_half = [&]() {
+        if (grow)
+            r4_gru_dot<BT>(ewi, Xs, KW, 0, E, B, ebi,
+                           gis + (gu * 3 + gg) * R4_MAXB, lane);
+    };
+    /* what the decode reads first, into L2 (the encoder's last steps
+     * leave it time to arrive): this block's rows of W_out[:, E+H:] for
+     * clog, its units' rows of the decoder's weights, the first token */
+    auto prefetch_decoder = [&]() {
+        const int L = (H + 31) / 32 + 1;
+#pragma unroll 1
+        for (int i = tid; i < Rv * L; i += R4_NT) {
+            int r = i / L, l = i % L;
+            r5_prefetch(fc_w + (size_t)(r0 + r) * X + E + H +
+                        min(32 * l, H - 1));
+        }
+        r5_prefetch_range(fc_b + r0, (size_t)Rv, tid);
+#pragma unroll 1
+        for (int g = 0; g < 3 && nu > 0; g++) {
+            r5_prefetch_range(w_ih + (size_t)(g * H + j0) * (E + H),
+                              (size_t)nu * (E + H), tid);
+            r5_prefetch_range(w_hh + (size_t)(g * H + j0) * H, (size_t)nu * H,
+                              tid);
+            r5_prefetch_range(d_bih + g * H + j0, (size_t)nu, tid);
+            r5_prefetch_range(b_hh + g * H + j0, (size_t)nu, tid);
+        }
+        r5_prefetch_range(dec_emb + (size_t)sos * E, (size_t)E, tid);
+    };
+
+    load_x(0);
+    store_x();
+    __syncthreads();
+    input_half();
+    for (int s = 0; s < S; s++) {
+        load_x(s + 1); /* in flight through the wait */
+        if (s == S / 2)
+            prefetch_decoder();
+        if (s > 0)
+            r5_take(Xs, KW, EP, ex + (size_t)(s - 1) * B * H, B, H, tag, tid);
+        __syncthreads(); /* h_(s-1), and step s's input half */
+        if (grow)
+            r4_gru_dot<BT>(ewh, Xs, KW, EP, H, B, ebh,
+                           ghs + (gu * 3 + gg) * R4_MAXB, lane);
+        __syncthreads();
+        if (tid < nu * BT) {
+            int u = tid / BT, b = tid % BT;
+            if (b < B) {
+                const float *gi = gis + u * 3 * R4_MAXB + b;
+                const float *gh = ghs + u * 3 * R4_MAXB + b;
+                float h = gru_gates(gi[0], gi[R4_MAXB], gi[2 * R4_MAXB], gh[0],
+                                    gh[R4_MAXB], gh[2 * R4_MAXB],
+                                    Xs[(size_t)b * KW + EP + j0 + u]);
+                r4_st(ex + ((size_t)s * B + b) * H + j0 + u,
+                      (unsigned long long)tag << 32 | __float_as_uint(h));
+            }
+        }
+        if (s + 1 < S) {
+            /* the gates read X's hidden half and gis, not the embedding
+             * half: x_(s+1) can go in now; gis after the barrier */
+            store_x();
+            __syncthreads();
+            input_half();
+        }
+    }
+    __syncthreads(); /* the last gates' reads of X before c replaces it */
+
+    /* the context c = h_(S-1), into X's hidden half; the rows of its
+     * shares are loaded first, their latency under the wait */
+    float wc[16];
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        int k = lane + 32 * i;
+        wc[i] = grow && k < H
+                    ? __ldg(w_ih + (size_t)(gg * H + gj) * (E + H) + E + k)
+                    : 0.f;
+    }
+    const float cb = grow ? __ldg(d_bih + gg * H + gj) : 0.f;
+    constexpr int osh = 3 - r4_log2<BT>::v;
+    const int oi = lane >> osh, orow = R4_ROWS * warp + oi / BT, ob = oi % BT;
+    const bool oval = orow < Rv && ob < B && (lane & ((1 << osh) - 1)) == 0;
+    const float fb = oval ? __ldg(fc_b + r0 + orow) : 0.f;
+    r5_take(Xs, KW, EP, ex + (size_t)(S - 1) * B * H, B, H, tag, tid);
+    __syncthreads();
+    /* cgi = W_ih[:, E:] c + b_ih for this block's units */
+    if (grow)
+        r4_gru_dot<BT>(wc, Xs, KW, EP, H, B, cb, cg + (gu * 3 + gg) * R4_MAXB,
+                       lane);
+    /* clog = W_out[:, E+H:] c + b_out for this warp's output rows, its
+     * lanes as rung 4's E */
+    if (R4_ROWS * warp < Rv) {
+        float v =
+            r5_rows<BT>(fc_w + (size_t)(r0 + R4_ROWS * warp) * X + E + H, X,
+                        min(R4_ROWS, Rv - R4_ROWS * warp), Xs, KW, EP, H, lane);
+        if (oval)
+            cl[orow * R4_MAXB + ob] = v + fb;
+    }
+    r5_cp_wait(); /* the W_out rows: visible to all after the next barrier */
+}
+
+/* a: __grid_constant__, so that r5_encode reads it where it is, not from
+ * a copy on the stack */
+template <int BT>
+static __global__ void __launch_bounds__(R4_NT, 1)
+    r5_kernel(const __grid_constant__ r4_args a)
+{
+    r5_encode<BT>(a);
+    r4_body<BT, true>(a);
+}
+
+static const void *r5_fn(int BT)
+{
+    switch (BT) {
+    case 1: return (const void *)r5_kernel<1>;
+    case 2: return (const void *)r5_kernel<2>;
+    case 4: return (const void *)r5_kernel<4>;
+    default: return (const void *)r5_kernel<8>;
+    }
+}
+
+/* rung 5's launch for this call: rung 4's plan with the encoder's part, or
+ * 0 (nothing done) where it does not apply */
+static int r5_plan(const struct seq2seq_model *m, const int *src, int S, int B,
+                   int T, int sos, int *tokens, float *logits,
+                   const struct ws *w, struct r4_launch *l)
+{
+    static int dev = -1;
+    static int fits[4]; /* per BT: 0 not tried, 1 fits, -1 does not */
+    static size_t fits_smem[4];
+    int cur;
+    /* a.vec: the cp.async of W_out's rows and r5_rows' 8-byte loads;
+     * r5_rows reads rows of even length (H even, said again here) */
+    if (!w->ex || S < 1 || m->hid % 2 ||
+        !r4_plan(m, B, T, sos, tokens, logits, NULL, w, l) || !l->a.vec)
+        return 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (cur != dev) {
+        dev = cur;
+        memset(fits, 0, sizeof fits);
+    }
+    int BT = B <= 1 ? 1 : B <= 2 ? 2 : B <= 4 ? 4 : 8;
+    int bi = BT == 1 ? 0 : BT == 2 ? 1 : BT == 4 ? 2 : 3;
+    l->fn = r5_fn(BT);
+    l->smem += (size_t)S * B * sizeof(int); /* the source tokens */
+    if (!fits[bi] || fits_smem[bi] != l->smem) {
+        int per_sm = 0;
+        fits[bi] = cudaFuncSetAttribute(
+                       l->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       (int)l->smem) == cudaSuccess &&
+                           cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                               &per_sm, l->fn, R4_NT, l->smem) == cudaSuccess &&
+                           per_sm >= 1
+                       ? 1
+                       : -1;
+        fits_smem[bi] = l->smem;
+        (void)cudaGetLastError();
+    }
+    if (fits[bi] < 0)
+        return 0;
+    r4_args *a = &l->a;
+    a->S = S;
+    a->src = src;
+    a->enc_emb = m->enc_emb;
+    a->e_wih = m->enc.w_ih;
+    a->e_whh = m->enc.w_hh;
+    a->e_bih = m->enc.b_ih;
+    a->e_bhh = m->enc.b_hh;
+    a->d_bih = m->dec.b_ih;
+    a->fc_b = m->fc_b;
+    a->ex = w->ex;
+    return 1;
+}
+
+/* zero rung 5's tagged words before its launch: hx, kx and ex, consecutive
+ * slots of the workspace (s2s_layout), in one memset */
+static int r5_clear(const struct ws *w, int S, int B, int H, cudaStream_t s)
+{
+    size_t n = (size_t)((const char *)w->ex - (const char *)w->hx) +
+               (size_t)S * B * H * sizeof(unsigned long long);
+    S2S_TRY(cudaMemsetAsync(w->hx, 0, n, s));
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
 // CUDA graphs: one cached graph per call signature
 
 struct signature {
@@ -1482,7 +1978,7 @@ static int rung(void)
     if (!kernel) {
         const char *e = getenv("SEQ2SEQ_KERNEL");
         kernel = e ? atoi(e) : 4;
-        if (kernel < 1 || kernel > 4)
+        if (kernel < 1 || kernel > 5)
             kernel = 4;
     }
     return kernel;
@@ -1514,6 +2010,15 @@ static void s2s_run(const struct seq2seq_model *m, const int *src, int S, int B,
     k.out = out;
     k.ws = workspace;
     k.s = s;
+    if (k.rung == 5) {
+        /* rung 5 takes greedy decoding of a few sentences where its kernel
+         * fits the device, and hands everything else to rung 4 */
+        struct r4_launch l;
+        if (!y_in && r5_plan(m, src, S, B, T, sos, tokens, logits, &w, &l) &&
+            r5_clear(&w, S, B, m->hid, s) && r4_go(&l, s))
+            return;
+        k.rung = 4;
+    }
     if (k.rung == 4) {
         /* rung 4 takes greedy decoding of a few sentences where its kernel
          * fits the device, and hands everything else to rung 3 */
