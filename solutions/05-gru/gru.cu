@@ -34,8 +34,9 @@
  *      0.072 ms, rung 4 0.091, H100 2026-11-27); GRU_KERNEL_R5_MAXB=N (up
  *      to 8) gives it batches of up to N rows, handed over with per-block
  *      "ready" flags (tagged, st.release / ld.acquire) instead, slower at
- *      B = 8 than rung 3 (0.244 ms against 0.182). Other shapes, and
- *      decoder steps, run rung 4's code
+ *      B = 8 than rung 3 (0.244 ms against 0.182; GRU_KERNEL_R5_FENCE=0
+ *      leaves out the fence before each flag, not yet timed). Other
+ *      shapes, and decoder steps, run rung 4's code
  *
  * Rung 4 hands batches over one row (GRU_KERNEL_WF_MAXB=N, up to 16, changes
  * that), and grids that cannot be resident, to rung 3.
@@ -1322,6 +1323,7 @@ struct rg_args {
     unsigned *flags;        /* (L, T, bpl), flag mode */
     unsigned long long *hx; /* (L, T, B, H) tagged values, tagged mode */
     unsigned tag;           /* this call's */
+    int fence;              /* flag mode: a __threadfence before the flag */
     const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
     const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
 };
@@ -1631,7 +1633,10 @@ __global__ void __launch_bounds__(2 * RG_NT, 1) rg_kernel(rg_args a)
             if (!TAGGED && (l < L - 1 || t < T - 1)) {
                 bar_sync(BAR_HIDDEN, NT);
                 if (tid == 0) {
-                    __threadfence();
+                    if (a.fence) /* GRU_KERNEL_R5_FENCE=0: the release alone
+                                  * (after the barrier) orders the block's
+                                  * writes before the flag; to be timed */
+                        __threadfence();
                     rg_st_release(a.flags + ((size_t)l * T + t) * bpl + blk,
                                   a.tag);
                 }
@@ -1690,7 +1695,7 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
                  const struct gru_weights *layers, int T, int B, int I, int H,
                  int L, const struct ws_layout *w, cudaStream_t s)
 {
-    static int tagb = -1, maxb = 0;
+    static int tagb = -1, maxb = 0, fence = 1;
     if (tagb < 0) {
         const char *e = getenv("GRU_KERNEL_R5_TAGB");
         tagb = e ? atoi(e) : 1;
@@ -1698,6 +1703,8 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
         e = getenv("GRU_KERNEL_R5_MAXB");
         maxb = e ? atoi(e) : 1;
         maxb = maxb < 1 ? 1 : maxb > RG_MAXB ? RG_MAXB : maxb;
+        e = getenv("GRU_KERNEL_R5_FENCE");
+        fence = e ? atoi(e) != 0 : 1;
     }
     if (B > maxb || L > PK_LAYERS || H % RG_U || H > 128 * RG_Q || I % 4 ||
         I > 128 * RG_Q || !w->hx || !rg_aligned(x) || !rg_aligned(h0) ||
@@ -1731,6 +1738,7 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
     a.hx = w->hx;
     a.flags = (unsigned *)w->hx;
     a.tag = rg_next_tag();
+    a.fence = fence;
     return rg_launch_b(&a, B <= tagb, s);
 }
 
