@@ -1,7 +1,7 @@
 /*
  * Lab 6 reference solution: greedy decoding with a GRU encoder-decoder.
  *
- * The ladder (SEQ2SEQ_KERNEL=N; the default is the fastest, 4):
+ * The ladder (SEQ2SEQ_KERNEL=N; the default is the fastest, 5):
  *   1  the straightforward port: what a framework runs, minus the framework.
  *      The encoder's input projection is one GEMM over all S steps; every
  *      step is a cuBLAS GEMM for the hidden projection and a fused gate
@@ -32,14 +32,14 @@
  *      decode, and the hidden state and each block's argmax go between
  *      blocks as 64-bit words tagged anew on every call (Lab 5's rung 4),
  *      with no grid barrier; other calls run rung 3
- *   5  (not yet run on a GPU; SEQ2SEQ_KERNEL=5, not the default) rung 4
- *      with the encoder moved into the same cooperative kernel: each block
- *      runs the encoder's GRU for the hidden units it owns in the decoder
- *      (their W_ih and W_hh rows in registers, the embeddings gathered in
- *      the kernel), hands h_s over as rung 4's tagged words, folds the
- *      context (cgi, clog) itself, and loads its output rows by cp.async
- *      while the encoder runs: one memset and one launch a call, no
- *      cuBLAS, no graph. Other calls run rung 4
+ *   5  rung 4 with the encoder moved into the same cooperative kernel:
+ *      each block runs the encoder's GRU for the hidden units it owns in
+ *      the decoder (their W_ih and W_hh rows in registers, the embeddings
+ *      gathered in the kernel), hands h_s over as rung 4's tagged words,
+ *      folds the context (cgi, clog) itself, and loads its output rows by
+ *      cp.async while the encoder runs: one memset and one launch a call,
+ *      no cuBLAS, no graph (b1 0.274 ms, b8 0.743 ms against rung 4's
+ *      0.361 and 0.877, H100 2026-11-27). Other calls run rung 4
  *
  * seq2seq_forced runs the same code with the decoder's inputs given and
  * every logit written (the cuBLAS output layer).
@@ -512,8 +512,8 @@ static struct ws s2s_layout(void *base, const struct seq2seq_model *m, int S,
     size_t e = (size_t)m->emb, h = (size_t)m->hid, v = (size_t)m->v_tgt;
     size_t sb = (size_t)S * B, b = (size_t)B, f = sizeof(float);
     size_t r4 = B <= R4_MAXB ? (size_t)T * b * 8 : 0;
-    /* rung 5's encoder words only when it runs: the default's workspace
-     * stays what it was */
+    /* rung 5's encoder words only when it runs: the lower rungs'
+     * workspace stays what it was */
     size_t r5 = rung() == 5 && B <= R4_MAXB ? (size_t)S * b * 8 : 0;
     struct {
         void **at;
@@ -775,10 +775,10 @@ static int s2s_fused(const struct seq2seq_model *m, const int *src, int S,
 // ----------------------------------------------------------------------------
 // rung 4: the whole greedy decode in one persistent kernel
 //
-// The default since it was graded on an H100 (2026-11-27: 100 of 100 with
-// seeds 11 and 12, memcheck, racecheck and synccheck clean; b1 0.361 ms,
-// b8 0.872, b1-t128 0.885, where rung 3 made 0.563, 1.481 and 1.717 in
-// the same run). Larger batches run rung 3, as before.
+// Graded on an H100 (2026-11-27: 100 of 100 with seeds 11 and 12,
+// memcheck, racecheck and synccheck clean; b1 0.361 ms, b8 0.872, b1-t128
+// 0.885, where rung 3 made 0.563, 1.481 and 1.717 in the same run), and the
+// default until rung 5 (below) took its calls. Larger batches run rung 3.
 //
 // The encoder and the context's shares (cgi, clog) run as in rung 3, in a
 // CUDA graph; then one cooperative kernel, a block per SM, runs all T decode
@@ -1432,12 +1432,15 @@ static int r4_go(struct r4_launch *l, cudaStream_t s)
 }
 
 // ----------------------------------------------------------------------------
-// NOT YET RUN ON A GPU: rung 5, the encoder inside the decode kernel
+// rung 5: the encoder inside the decode kernel
 //
-// Written on a machine without one: it compiles, and a CPU emulation of
-// its indexing, barriers and hand-off matched a plain GRU encoder and
-// context fold at B = 1, 3 and 8. My estimate on an H100: b1 about
-// 0.28 ms (rung 4: 0.361), b8 about 0.62 ms (rung 4: 0.878). Why:
+// The default since it was graded on an H100 (2026-11-27, `gpu-check.sh
+// rung 06 SEQ2SEQ_KERNEL=5`: 100 of 100 with seeds 11 and 12, memcheck,
+// racecheck and synccheck clean on the quick cases). Its bench, beside
+// rung 4 in the same hold: b1 0.271 ms (rung 4: 0.361), b8 0.739 (0.872),
+// b1-t128 0.783 (0.876); b64 and beyond run rung 3's code in both. It was
+// written on a machine without a GPU, from this estimate (b1 about
+// 0.28 ms, b8 about 0.62 ms); the encoder at b8 took longer than thought:
 // - rung 4 spends ~0.15 ms before its kernel at b1 (0.38 ms at b8): the
 //   gather, the input GEMM, 32 step kernels of ~4 us (11 us at b8) and the
 //   context's GEMMs; then its kernel loads 25 MB of W_out rows (~8 us)
@@ -1467,8 +1470,8 @@ static int r4_go(struct r4_launch *l, cudaStream_t s)
 // (V = 8192, E = 256, H = 512, S = 32): 204,192 bytes at B = 1, 226,592 at
 // B = 8 (the opt-in limit is 232,448).
 //
-// A review (no GPU either) found no ordering or deadlock bug, and two
-// things to try once it is timed: issue the encoder's own first loads
+// A review (before the GPU) found no ordering or deadlock bug, and two
+// things to try, not yet tried: issue the encoder's own first loads
 // (weights, biases, tokens, x_0) before the 189 KB of cp.async, which now
 // queue ahead of step 0 (5 to 8 us at b1, its estimate); and spread the
 // L2 prefetch of the context's columns over the encoder's second half,
@@ -1977,9 +1980,9 @@ static int rung(void)
     static int kernel = 0;
     if (!kernel) {
         const char *e = getenv("SEQ2SEQ_KERNEL");
-        kernel = e ? atoi(e) : 4;
+        kernel = e ? atoi(e) : 5;
         if (kernel < 1 || kernel > 5)
-            kernel = 4;
+            kernel = 5;
     }
     return kernel;
 }
