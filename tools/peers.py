@@ -830,6 +830,11 @@ def main(argv):
     torch.backends.cudnn.benchmark = True  # cuDNN's fastest algorithm
     torch.manual_seed(args.seed)
     torch.set_grad_enabled(False)
+    # everything on a stream of our own, as the grader gives the library:
+    # torch's default is the legacy stream 0, which syncs with every other
+    # stream and cannot be captured (Lab 6's reference captures a CUDA
+    # graph on the stream it is given)
+    torch.cuda.set_stream(torch.cuda.Stream())
 
     lib = None
     if args.lib:

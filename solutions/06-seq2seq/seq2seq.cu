@@ -1897,7 +1897,7 @@ static int r5_clear(const struct ws *w, int S, int B, int H, cudaStream_t s)
 }
 
 // ----------------------------------------------------------------------------
-// CUDA graphs: one cached graph per call signature
+// CUDA graphs: a cached graph per call signature
 
 struct signature {
     struct seq2seq_model m;
@@ -1938,40 +1938,61 @@ static int s2s_decode(const struct signature *k, const struct ws *w)
                      k->tokens, k->logits, k->out, w, k->s);
 }
 
-/* replay the graph captured for this exact call, or capture it */
+/* replay the graph captured for this exact call, or capture it. A few
+ * graphs are kept, so that a caller rotating between buffers (a pipeline
+ * double-buffering its batches, PyTorch's peers timing three input sets)
+ * replays rather than captures and instantiates on every call (~3 ms at
+ * b64, more than the decode); the least recently captured one goes */
+#define S2S_GRAPHS 4
 static int s2s_graph(const struct signature *k, const struct ws *w)
 {
-    static struct signature have;
-    static cudaGraphExec_t exec;
-    if (!exec || memcmp(&have, k, sizeof *k) != 0) {
-        if (exec) {
-            cudaGraphExecDestroy(exec);
-            exec = NULL;
+    static struct {
+        struct signature key;
+        cudaGraphExec_t exec;
+    } cache[S2S_GRAPHS];
+    static int next;
+    for (int i = 0; i < S2S_GRAPHS; i++)
+        if (cache[i].exec && !memcmp(&cache[i].key, k, sizeof *k)) {
+            S2S_TRY(cudaGraphLaunch(cache[i].exec, k->s));
+            return 1;
         }
-        cudaGraph_t g = NULL;
-        /* the cuBLAS handle allocates memory when created: not while
-         * capturing */
-        if (!blas_handle() || !kernels_ready())
-            return 0;
-        S2S_TRY(cudaStreamBeginCapture(k->s, cudaStreamCaptureModeThreadLocal));
-        int ok = s2s_decode(k, w);
-        cudaError_t e = cudaStreamEndCapture(k->s, &g);
-        if (!ok || e != cudaSuccess) {
-            if (g)
-                cudaGraphDestroy(g);
-            fprintf(stderr, "seq2seq: graph capture failed: %s\n",
-                    cudaGetErrorString(e));
-            return 0;
-        }
-        e = cudaGraphInstantiate(&exec, g, 0);
-        cudaGraphDestroy(g);
-        if (e != cudaSuccess) {
-            exec = NULL;
-            return 0;
-        }
-        have = *k;
+    /* the cuBLAS handle allocates memory when created: not while
+     * capturing */
+    if (!blas_handle() || !kernels_ready())
+        return 0;
+    cudaGraph_t g = NULL;
+    cudaError_t c =
+        cudaStreamBeginCapture(k->s, cudaStreamCaptureModeThreadLocal);
+    if (c == cudaErrorStreamCaptureUnsupported) {
+        /* the legacy stream (0) cannot be captured: the same kernels,
+         * launched one by one, and no error left for the caller */
+        (void)cudaGetLastError();
+        return s2s_decode(k, w);
     }
-    S2S_TRY(cudaGraphLaunch(exec, k->s));
+    S2S_TRY(c);
+    int ok = s2s_decode(k, w);
+    cudaError_t e = cudaStreamEndCapture(k->s, &g);
+    if (!ok || e != cudaSuccess) {
+        if (g)
+            cudaGraphDestroy(g);
+        fprintf(stderr, "seq2seq: graph capture failed: %s\n",
+                cudaGetErrorString(e));
+        return 0;
+    }
+    int slot = next;
+    next = (next + 1) % S2S_GRAPHS;
+    if (cache[slot].exec) {
+        cudaGraphExecDestroy(cache[slot].exec);
+        cache[slot].exec = NULL;
+    }
+    e = cudaGraphInstantiate(&cache[slot].exec, g, 0);
+    cudaGraphDestroy(g);
+    if (e != cudaSuccess) {
+        cache[slot].exec = NULL;
+        return 0;
+    }
+    cache[slot].key = *k;
+    S2S_TRY(cudaGraphLaunch(cache[slot].exec, k->s));
     return 1;
 }
 
