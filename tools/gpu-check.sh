@@ -40,6 +40,9 @@
 #                                     # every reference (the default),
 #                                     # the confined build on a course
 #                                     # file, one soak round (the frame)
+#     bash tools/gpu-check.sh targets  # ncu on the reference's speed
+#                                     # cases short of their targets, every
+#                                     # kernel summed (TARGETS="05:t32-b8")
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
 #                                     # setup.sh, then run_autograder on the
 #                                     # reference and the skeleton, and on
@@ -346,6 +349,28 @@ for r in runs:
         seen.setdefault(queue.get(key, "one queue"), set()).add(uuid)
     print("GPUS=%s: %s" % (r, "; ".join("queue %s graded on %s" % (q, ", ".join(sorted(u))) for q, u in sorted(seen.items()))))
 PY
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = targets ]; then
+    # Nsight Compute on the references' speed cases that miss their targets
+    # (docs/performance.md): every kernel of one call, summed by kernel,
+    # with the sections that name the limiter and the warps' stalls; the
+    # reports go to logs.tar.gz, their key lines to summary.txt.
+    # TARGETS="LAB:CASE ..." picks others.
+    sections="SpeedOfLight ComputeWorkloadAnalysis MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats SchedulerStats"
+    for t in ${TARGETS:-02:A:n=2^26,R=8 02:B:8x1024x4096,K=128 05:t32-b8 05:t32-b64 06:b64 06:b256}; do
+        id=${t%%:*} case=${t#*:}
+        so=$(ls build/solution/"$id"-*.so 2>/dev/null | head -n 1)
+        name=profile-$id-$(echo "$case" | tr -c 'A-Za-z0-9.\n-' '_')
+        [ -n "$so" ] || { note "$name: no build/solution/$id-*.so"; continue; }
+        step "$name" env PROFILE_DIR="$OUT/profile" PROFILE_CASE="$case" \
+            PROFILE_SECTIONS="$sections" PROFILE_SUMMARY=1 \
+            bash tools/profile.sh "$id" "$so"
+        grep -E '^  [A-Za-z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|No Eligible|Warp Cycles Per Issued' \
+            "$OUT/profile/lab$id-${name#profile-$id-}.txt" | head -n 80 | tee -a "$sum"
+    done
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
     exit 0

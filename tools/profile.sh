@@ -3,7 +3,11 @@
 # for the lab's representative case. The grader's --profile mode brackets
 # only the student's call, so ncu (--profile-from-start off) sees nothing
 # else. Clocks are left alone (--clock-control none): a shared GPU should
-# not have them locked.
+# not have them locked. PROFILE_CASE="NAME..." profiles those cases instead
+# (their report in build/profile/labNN-NAME.txt); PROFILE_SECTIONS="..."
+# names ncu's sections (default: SpeedOfLight MemoryWorkloadAnalysis
+# Occupancy); PROFILE_SUMMARY=1 also sums each kernel's launches (ncu's
+# --print-summary per-kernel: a case of many launches in one table).
 set -uo pipefail
 lab=${1:?usage: profile.sh LAB LIB}
 lib=${2:?usage: profile.sh LAB LIB}
@@ -16,10 +20,21 @@ if [ -z "$ncu" ]; then
 fi
 mkdir -p "$out"
 log="$out/lab$lab.txt"
+cases=()
+if [ -n "${PROFILE_CASE:-}" ]; then
+    for c in $PROFILE_CASE; do cases+=(--case "$c"); done
+    log="$out/lab$lab-$(echo "$PROFILE_CASE" | tr -c 'A-Za-z0-9.\n-' '_').txt"
+fi
+sections=()
+for s in ${PROFILE_SECTIONS:-SpeedOfLight MemoryWorkloadAnalysis Occupancy}; do
+    sections+=(--section "$s")
+done
+summary=()
+[ "${PROFILE_SUMMARY:-0}" = 1 ] && summary=(--print-summary per-kernel)
 "$ncu" --clock-control none --profile-from-start off --target-processes all \
-    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    "${sections[@]}" "${summary[@]}" \
     "${GRADE:-build/bin/grade}" "$lab" --lib "$lib" --profile --no-color --seed 1 \
-    --timeout 900 > "$log" 2>&1
+    --timeout 900 "${cases[@]}" > "$log" 2>&1
 rc=$?
 if grep -q "ERR_NVGPUCTRPERM" "$log"; then
     echo "profile: the driver does not let this user read GPU performance counters."

@@ -1386,13 +1386,13 @@ START_TEST(test_perf_tables_match_their_data)
                         "--data %s/data %s/README.md",
                         grade, dir, dir),
                      0);
-    /* the reference's t32-b8 time in the data: 0.182144 ms */
+    /* the reference's t32-b8 time in the data (one row), made 0.172144 ms,
+     * whatever it was */
     ck_assert_int_eq(
-        sh("grep -q '^05,reference,t32-b8,[^,]*,0.182144,\\|"
-           "^05,student,t32-b8,[^,]*,0.182144,' %s/data/ref-05.csv "
-           "&& sed -i 's/,0.182144,/,0.172144,/' "
-           "%s/data/ref-05.csv",
-           dir, dir),
+        sh("awk -F, -v OFS=, '$3 == \"t32-b8\" { $5 = \"0.172144\"; n++ } "
+           "{ print } END { exit n != 1 }' %s/data/ref-05.csv > %s/ref && "
+           "mv %s/ref %s/data/ref-05.csv",
+           dir, dir, dir, dir),
         0);
     ck_assert_int_eq(sh("python3 tools/perf-tables.py --check --grade %s "
                         "--data %s/data %s/README.md 2>/dev/null",
