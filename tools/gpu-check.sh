@@ -365,11 +365,11 @@ if [ "$phase" = targets ]; then
         so=$(ls build/solution/"$id"-*.so 2>/dev/null | head -n 1)
         name=profile-$id-$(echo "$case" | tr -c 'A-Za-z0-9.\n-' '_')
         [ -n "$so" ] || { note "$name: no build/solution/$id-*.so"; continue; }
-        step "$name" env PROFILE_DIR="$OUT/profile" PROFILE_CASE="$case" \
+        step "$name" env PROFILE_DIR="$OUT/$name" PROFILE_CASE="$case" \
             PROFILE_SECTIONS="$sections" PROFILE_SUMMARY=1 \
             bash tools/profile.sh "$id" "$so"
         grep -E '^  [A-Za-z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|No Eligible|Warp Cycles Per Issued' \
-            "$OUT/profile/lab$id-${name#profile-$id-}.txt" | head -n 80 | tee -a "$sum"
+            "$OUT/$name"/*.txt | head -n 80 | tee -a "$sum"
     done
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
