@@ -42,7 +42,8 @@
 #                                     # file, one soak round (the frame)
 #     bash tools/gpu-check.sh targets  # ncu on the reference's speed
 #                                     # cases short of their targets, every
-#                                     # kernel summed (TARGETS="05:t32-b8")
+#                                     # kernel summed (TARGETS="05:t32-b8";
+#                                     # each stops at TARGET_TIMEOUT, 180 s)
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
 #                                     # setup.sh, then run_autograder on the
 #                                     # reference and the skeleton, and on
@@ -358,14 +359,16 @@ if [ "$phase" = targets ]; then
     # (docs/performance.md): every kernel of one call, summed by kernel,
     # with the sections that name the limiter and the warps' stalls; the
     # reports go to logs.tar.gz, their key lines to summary.txt.
-    # TARGETS="LAB:CASE ..." picks others.
+    # TARGETS="LAB:CASE ..." picks others. (Lab 6's b64 and b256 met
+    # theirs on 2026-11-27; their ~300 launches take ncu past 100 s.)
     sections="SpeedOfLight ComputeWorkloadAnalysis MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats SchedulerStats"
-    for t in ${TARGETS:-02:A:n=2^26,R=8 02:B:8x1024x4096,K=128 05:t32-b8 05:t32-b64 06:b64 06:b256}; do
+    for t in ${TARGETS:-02:A:n=2^26,R=8 02:B:8x1024x4096,K=128 05:t32-b8 05:t32-b64}; do
         id=${t%%:*} case=${t#*:}
         so=$(ls build/solution/"$id"-*.so 2>/dev/null | head -n 1)
         name=profile-$id-$(echo "$case" | tr -c 'A-Za-z0-9.\n-' '_')
         [ -n "$so" ] || { note "$name: no build/solution/$id-*.so"; continue; }
-        step "$name" env PROFILE_DIR="$OUT/$name" PROFILE_CASE="$case" \
+        # one that stalls is named, and the others still run
+        step "$name" timeout "${TARGET_TIMEOUT:-180}" env PROFILE_DIR="$OUT/$name" PROFILE_CASE="$case" \
             PROFILE_SECTIONS="$sections" PROFILE_SUMMARY=1 \
             bash tools/profile.sh "$id" "$so"
         grep -E '^  [A-Za-z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|No Eligible|Warp Cycles Per Issued' \
