@@ -211,6 +211,32 @@ __global__ void __launch_bounds__(B2_THREADS)
 #define W_TILE    (W_GROUPS * W_GROUP)
 #define ROUND4(x) (((x) + 3) / 4 * 4)
 
+/* 4 consecutive outputs from a window in shared memory: the NV floats
+ * from s read as float4s, acc[m] = sum over k < KC of wk[k] * v[OFF + m + k]
+ * (rungs A4 and A7) */
+template <int NV, int KC, int OFF>
+__device__ __forceinline__ float4 window_quad(const float *s, const float *wk)
+{
+    float v[NV];
+#pragma unroll
+    for (int q = 0; q < NV / 4; q++) {
+        float4 f = *(const float4 *)&s[4 * q];
+        v[4 * q] = f.x;
+        v[4 * q + 1] = f.y;
+        v[4 * q + 2] = f.z;
+        v[4 * q + 3] = f.w;
+    }
+    float acc[4];
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        acc[m] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < KC; k++)
+            acc[m] = fmaf(wk[k], v[OFF + m + k], acc[m]);
+    }
+    return make_float4(acc[0], acc[1], acc[2], acc[3]);
+}
+
 template <int KC, int SHIFT>
 __global__ void __launch_bounds__(W_THREADS)
     window_kernel(const float *__restrict__ in, const float *__restrict__ w,
@@ -252,29 +278,13 @@ __global__ void __launch_bounds__(W_THREADS)
 #pragma unroll
     for (int g = 0; g < W_GROUPS; g++) {
         int local = g * W_GROUP + 4 * tid;
-        float v[NV];
-#pragma unroll
-        for (int q = 0; q < NV / 4; q++) {
-            float4 f = *(const float4 *)&s[local + 4 * q];
-            v[4 * q] = f.x;
-            v[4 * q + 1] = f.y;
-            v[4 * q + 2] = f.z;
-            v[4 * q + 3] = f.w;
-        }
-        float acc[4];
-#pragma unroll
-        for (int m = 0; m < 4; m++) {
-            acc[m] = 0.0f;
-#pragma unroll
-            for (int k = 0; k < KC; k++)
-                acc[m] += wk[k] * v[L4 - L + m + k];
-        }
+        float4 o = window_quad<NV, KC, L4 - L>(s + local, wk);
         long long t = t0 + local;
         float *yr = out + row * T;
         if (vec && t + 4 <= T) {
-            __stcs((float4 *)(yr + t),
-                   make_float4(acc[0], acc[1], acc[2], acc[3]));
+            __stcs((float4 *)(yr + t), o);
         } else {
+            const float acc[4] = {o.x, o.y, o.z, o.w};
 #pragma unroll
             for (int m = 0; m < 4; m++)
                 if (t + m < T)
@@ -641,25 +651,8 @@ __global__ void __launch_bounds__(T_THREADS)
             const long long t = t0 + local;
             if (t >= n)
                 break;
-            float v[NV];
-#pragma unroll
-            for (int q = 0; q < NV / 4; q++) {
-                float4 f = *(const float4 *)&st[local + hl - H + 4 * q];
-                v[4 * q] = f.x;
-                v[4 * q + 1] = f.y;
-                v[4 * q + 2] = f.z;
-                v[4 * q + 3] = f.w;
-            }
-            float acc[4];
-#pragma unroll
-            for (int m = 0; m < 4; m++) {
-                acc[m] = 0.0f;
-#pragma unroll
-                for (int k = 0; k < 2 * R + 1; k++)
-                    acc[m] = fmaf(wk[k], v[H - R + m + k], acc[m]);
-            }
             __stcs((float4 *)(out + t),
-                   make_float4(acc[0], acc[1], acc[2], acc[3]));
+                   window_quad<NV, 2 * R + 1, H - R>(st + local + hl - H, wk));
         }
         __syncthreads();
     }
