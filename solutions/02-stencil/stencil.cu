@@ -48,8 +48,18 @@
 #include "stencil.h"
 
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+/* the integer in environment variable name, or fallback where it is unset
+ * or outside [lo, hi] (the rungs' choices and tuning switches) */
+static int env_int(const char *name, int fallback, int lo, int hi)
+{
+    const char *v = getenv(name);
+    int k = v ? atoi(v) : fallback;
+    return k >= lo && k <= hi ? k : fallback;
+}
 
 // ----------------------------------------------------------------------------
 // Part A, kernel 1: global memory only
@@ -476,18 +486,12 @@ __global__ void __launch_bounds__(S_THREADS,
     }
 }
 
-/* tuning switches of the streaming kernel (environment, read once):
- * STENCIL_KERNEL_HINTS=0 plain loads and stores instead of the streaming hints
- * (Lab 1 measured the hints 8% slower on an H200), STENCIL_KERNEL_GRID=1 one
- * chunk per warp on a full grid instead of the persistent one */
-static int stream_switch(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    return v ? atoi(v) : fallback;
-}
-
 /* launch stream_window<L, RR> on a grid of SMs x resident blocks (PIPE:
- * rung A6's, plain loads and stores whatever STENCIL_KERNEL_HINTS says) */
+ * rung A6's, plain loads and stores whatever STENCIL_KERNEL_HINTS says).
+ * Its tuning switches (environment, read once): STENCIL_KERNEL_HINTS=0
+ * plain loads and stores instead of the streaming hints (Lab 1 measured
+ * the hints 8% slower on an H200), STENCIL_KERNEL_GRID=1 one chunk per
+ * warp on a full grid instead of the persistent one */
 template <int L, int RR, bool PIPE = false>
 static void launch_stream(const float *in, const float *w, float *out,
                           long long rows, int C, int T, cudaStream_t s)
@@ -498,7 +502,7 @@ static void launch_stream(const float *in, const float *w, float *out,
     static int blocks_max = 0;
     if (blocks_max == 0) {
         kern = PIPE ? stream_window<L, RR, false, true>
-               : stream_switch("STENCIL_KERNEL_HINTS", 1)
+               : env_int("STENCIL_KERNEL_HINTS", 1, INT_MIN, INT_MAX)
                    ? stream_window<L, RR, true, false>
                    : stream_window<L, RR, false, false>;
         int dev = 0, sms = 0, per_sm = 0;
@@ -509,7 +513,7 @@ static void launch_stream(const float *in, const float *w, float *out,
                 &per_sm, kern, S_THREADS, 0) != cudaSuccess)
             sms = 80, per_sm = PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS;
         blocks_max = sms * (per_sm > 0 ? per_sm : 1);
-        if (stream_switch("STENCIL_KERNEL_GRID", 0) == 1)
+        if (env_int("STENCIL_KERNEL_GRID", 0, INT_MIN, INT_MAX) == 1)
             blocks_max = 1 << 30;
     }
     int vec = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0 &&
@@ -661,13 +665,6 @@ __global__ void __launch_bounds__(T_THREADS)
 #endif
 }
 
-static int tma_switch(const char *name, int fallback, int lo, int hi)
-{
-    const char *v = getenv(name);
-    int k = v ? atoi(v) : fallback;
-    return k >= lo && k <= hi ? k : fallback;
-}
-
 /* rung 7 where it runs (compute capability 9.0 or later, 16-byte aligned
  * arrays, n % 4 == 0); 0 (nothing launched) otherwise */
 template <int R>
@@ -678,11 +675,11 @@ static int launch_tma(const float *in, const float *w, float *out, int n,
     if ((uintptr_t)in % 16 != 0 || (uintptr_t)out % 16 != 0 || n % 4 != 0)
         return 0;
     if (blocks_max < 0) {
-        groups = tma_switch("STENCIL_KERNEL_GROUPS", T_GROUPS_DEFAULT, 1, 16);
-        stages = tma_switch("STENCIL_KERNEL_STAGES", T_STAGES_DEFAULT, 2,
-                            T_MAX_STAGES);
-        int bps = tma_switch("STENCIL_KERNEL_BPS", T_BPS_DEFAULT, 0, 8);
-        hl = tma_switch("STENCIL_KERNEL_HALO", T_HALO_DEFAULT, 8, 64);
+        groups = env_int("STENCIL_KERNEL_GROUPS", T_GROUPS_DEFAULT, 1, 16);
+        stages =
+            env_int("STENCIL_KERNEL_STAGES", T_STAGES_DEFAULT, 2, T_MAX_STAGES);
+        int bps = env_int("STENCIL_KERNEL_BPS", T_BPS_DEFAULT, 0, 8);
+        hl = env_int("STENCIL_KERNEL_HALO", T_HALO_DEFAULT, 8, 64);
         if (hl % 8 != 0 || hl < ROUND4(R))
             hl = T_HALO_DEFAULT;
         size_t smem =
@@ -1024,13 +1021,6 @@ static int launch_stream_rb(const float *x, const float *w, float *y, int B,
 // ----------------------------------------------------------------------------
 // launchers and dispatch
 
-static int choice(const char *var, int fallback, int last)
-{
-    const char *v = getenv(var);
-    int k = v ? atoi(v) : fallback;
-    return k >= 1 && k <= last ? k : fallback;
-}
-
 /* rung A7 at radius <= 8 where it runs; 0 otherwise */
 static int stencil_tma_any(const float *in, float *out, const float *w, int n,
                            int radius, cudaStream_t s)
@@ -1069,7 +1059,7 @@ extern "C" void stencil_1d(const float *in, float *out, const float *w, int n,
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = choice("STENCIL_KERNEL", 7, 7);
+        kernel = env_int("STENCIL_KERNEL", 7, 1, 7);
     if (kernel == 7 && radius <= 8 &&
         stencil_tma_any(in, out, w, n, radius, stream)) {
         /* rung 7 launched */
@@ -1113,7 +1103,7 @@ extern "C" void causal_conv1d(const float *x, const float *w, float *y, int B,
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = choice("CONV1D_KERNEL", 6, 6);
+        kernel = env_int("CONV1D_KERNEL", 6, 1, 6);
     long long rows = (long long)B * C;
     if (kernel == 5 && K <= 9) {
         switch (K) {
