@@ -11,10 +11,12 @@
 #include "judge/device.h"
 #include "rng.h"
 #include "timing.h"
+#include "specs/refs.h"
 #include "tests/gpu_grading.h"
 #include "tests/suite.h"
 
 #include <check.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +414,121 @@ START_TEST(test_lab6_naive_correct)
 }
 END_TEST
 
+// ---- the references' rungs on shapes the grader's cases leave out
+// ----------------------------------------------------
+
+#define LAB2_RUNGS 7 /* each ladder's, solutions/02-stencil/LADDER */
+
+typedef void (*stencil_fn)(const float *, float *, const float *, int, int,
+                           cudaStream_t);
+typedef void (*conv_fn)(const float *, const float *, float *, int, int, int,
+                        int, cudaStream_t);
+
+/* the device's answer (written over a NaN poison) against the CPU's, with
+ * the grader's tolerance: 2e-7 a term plus 1e-5 of the value */
+static void expect_near(const float *d_out, const double *ref, size_t n,
+                        int terms, const char *what)
+{
+    float *got = malloc(n * sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    CUDA_CHECK(cudaMemcpy(got, d_out, n * sizeof *got, cudaMemcpyDeviceToHost));
+    for (size_t k = 0; k < n; k++) {
+        double tol = 2e-7 * terms + 1e-5 * fabs(ref[k]);
+        ck_assert_msg(fabs(got[k] - ref[k]) <= tol, "%s: [%zu] %.9g, want %.9g",
+                      what, k, got[k], ref[k]);
+    }
+    free(got);
+}
+
+/* one shape through Lab 2's reference, at a float's offset from 16-byte
+ * alignment (off 0 or 1: the fast rungs' aligned paths and their others) */
+static void lab2_shape(stencil_fn st, conv_fn cv, int B, int C, int T, int K,
+                       int off, const char *rung)
+{
+    int part_a = st != NULL;
+    size_t n = part_a ? (size_t)T : (size_t)B * C * T;
+    size_t nw = part_a ? 2 * (size_t)K + 1 : (size_t)C * K;
+    float *x = malloc(n * sizeof *x), *w = malloc(nw * sizeof *w);
+    double *ref = malloc(n * sizeof *ref);
+    ck_assert(x && w && ref);
+    cl_fill_uniform_host_at(x, n, 2026, 1, 0, -1.0f, 1.0f);
+    cl_fill_uniform_host_at(w, nw, 2026, 2, 0, -1.0f, 1.0f);
+    float *dx, *dw, *dy;
+    CUDA_CHECK(cudaMalloc((void **)&dx, (n + 4) * sizeof *dx));
+    CUDA_CHECK(cudaMalloc((void **)&dw, nw * sizeof *dw));
+    CUDA_CHECK(cudaMalloc((void **)&dy, (n + 4) * sizeof *dy));
+    CUDA_CHECK(cudaMemcpy(dx + off, x, n * sizeof *x, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dw, w, nw * sizeof *w, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dy, 0xff, (n + 4) * sizeof *dy)); /* NaN */
+    if (part_a)
+        st(dx + off, dy + off, dw, T, K, 0);
+    else
+        cv(dx + off, dw, dy + off, B, C, T, K, 0);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    char what[96];
+    if (part_a) {
+        stencil_ref(x, w, ref, T, K);
+        snprintf(what, sizeof what, "%s, n=%d R=%d off %d", rung, T, K, off);
+    } else {
+        causal_conv1d_ref(x, w, ref, 0, (long)B * C, C, T, K);
+        snprintf(what, sizeof what, "%s, %dx%dx%d K=%d off %d", rung, B, C, T,
+                 K, off);
+    }
+    expect_near(dy + off, ref, n, part_a ? 2 * K + 1 : K, what);
+    CUDA_CHECK(cudaFree(dx));
+    CUDA_CHECK(cudaFree(dw));
+    CUDA_CHECK(cudaFree(dy));
+    free(x);
+    free(w);
+    free(ref);
+}
+
+/* Lab 2's reference, one rung of one ladder a run (_i: part A's rungs,
+ * then part B's), on shapes the graded cases do not reach: lengths that are
+ * multiples of 4 (where A7 and B6, B7 take their aligned paths) with
+ * partial last tiles, filters longer than 32 that are not multiples of 4,
+ * rows shorter than the filter, and the same arrays one float off
+ * alignment. The ladder's variable is read once, when the library first
+ * runs, so each rung runs in a process of its own (Check forks one a run) */
+START_TEST(test_lab2_every_rung)
+{
+    if (access("solutions", F_OK) != 0) {
+        printf("skip: no solutions in a handout tree\n");
+        return;
+    }
+    int part_a = _i < LAB2_RUNGS, k = _i % LAB2_RUNGS + 1;
+    char rung[32], v[8];
+    snprintf(rung, sizeof rung, "%s%d", part_a ? "A" : "B", k);
+    snprintf(v, sizeof v, "%d", k);
+    ck_assert_int_eq(setenv(part_a ? "STENCIL_KERNEL" : "CONV1D_KERNEL", v, 1),
+                     0);
+    void *so = dlopen(CL_BUILD_DIR "/solution/02-stencil.so", RTLD_NOW);
+    ck_assert_msg(so != NULL, "%s", dlerror());
+    stencil_fn st = (stencil_fn)(uintptr_t)dlsym(so, "stencil_1d");
+    conv_fn cv = (conv_fn)(uintptr_t)dlsym(so, "causal_conv1d");
+    ck_assert(st && cv);
+    static const int a[][2] = {{4, 1},    {8, 8},      {1000, 3},  {4100, 8},
+                               {4100, 5}, {65540, 2},  {65540, 7}, {100000, 16},
+                               {4096, 9}, {100003, 4}, {3000, 32}};
+    static const int b[][4] = {
+        {1, 3, 8, 128},    {2, 3, 1000, 100},  {1, 4, 4100, 33},
+        {2, 5, 8192, 64},  {1, 1, 12288, 127}, {3, 7, 4000, 65},
+        {1, 2, 4092, 128}, {2, 3, 8200, 96},   {2, 37, 1000, 4},
+        {1, 7, 300, 31},   {1, 5, 3, 31}};
+    for (int off = 0; off < 2; off++) {
+        if (part_a)
+            for (size_t j = 0; j < sizeof a / sizeof a[0]; j++)
+                lab2_shape(st, NULL, 1, 1, a[j][0], a[j][1], off, rung);
+        else
+            for (size_t j = 0; j < sizeof b / sizeof b[0]; j++)
+                lab2_shape(NULL, cv, b[j][0], b[j][1], b[j][2], b[j][3], off,
+                           rung);
+    }
+    dlclose(so);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--hold-gpu") == 0)
@@ -447,16 +564,22 @@ int main(int argc, char **argv)
         nl = (int)(sizeof leftover / sizeof leftover[0]);
     char why[256];
     if (!gpu_present(why, sizeof why))
-        return cl_suite_run(NULL, n + nl, why);
+        return cl_suite_run(NULL, n + nl + 2 * LAB2_RUNGS, why);
     Suite *s = suite_create("gpu");
-    TCase *c = tcase_create("gpu"), *cl = tcase_create("leftover");
+    TCase *c = tcase_create("gpu"), *cl = tcase_create("leftover"),
+          *cr = tcase_create("rungs");
     tcase_set_timeout(c, 300);
     tcase_set_timeout(cl, 300);
     for (int i = 0; i < n; i++)
         tcase_add_test(c, tests[i]);
     for (int i = 0; i < nl; i++)
         tcase_add_test(cl, leftover[i]);
+    /* every rung of the references' ladders on shapes the grader's cases
+     * leave out, a case of its own: CK_RUN_CASE=rungs runs it alone */
+    tcase_set_timeout(cr, 120);
+    tcase_add_loop_test(cr, test_lab2_every_rung, 0, 2 * LAB2_RUNGS);
     suite_add_tcase(s, c);
     suite_add_tcase(s, cl);
+    suite_add_tcase(s, cr);
     return cl_suite_run(s, 0, NULL);
 }

@@ -22,7 +22,7 @@
  *      thread asks for a whole tile and its halo, a ring of shared-memory
  *      stages keeps several tiles a block in flight without a register,
  *      an mbarrier a stage says when its bytes have landed
- * Part B ladder (CONV1D_KERNEL=N, default 6):
+ * Part B ladder (CONV1D_KERNEL=N, default 7):
  *   1  one output per thread from global memory
  *   2  a shared tile of each row with a K-1 halo on the left, the row's
  *      weights in shared memory, 4 outputs per thread
@@ -38,6 +38,11 @@
  *      next tile and its weights come in by cp.async while the current
  *      one is multiplied, so memory and arithmetic overlap (K > 32;
  *      rung 3 below that)
+ *   7  rung 6 with three half-length filters for four (K > 32; aligned
+ *      rows and T % 4 == 0, rung 6 elsewhere): the even and odd samples
+ *      and taps of a row, combined by Karatsuba's identity (Winograd's
+ *      minimal filtering in one dimension), need 3K/4 multiply-adds an
+ *      output instead of K
  *
  * The window kernel serves both parts: the stencil is a centred window
  * and the causal convolution a window that ends at t. Widths between the
@@ -1019,6 +1024,248 @@ static int launch_stream_rb(const float *x, const float *w, float *y, int B,
 }
 
 // ----------------------------------------------------------------------------
+// Part B kernel 7: three half-length filters for the work of four
+//
+// Split a row into its even and odd samples and the filter into its even
+// and odd taps: each output pair (y[2n], y[2n+1]) is made of four
+// half-length filters, even taps on even samples and so on. Karatsuba's
+// identity (Winograd's minimal filtering, F(2,2), in one dimension) makes
+// it three:
+//
+//   A[n] = sum_m W0[m] V0[n+m]         (even taps on the even stream)
+//   Bq[n] = sum_m W1[m] V1[n+m]        (odd taps on the odd stream)
+//   P[n] = sum_m (W0 + W1)[m] S[n+m]   (S[p] = V1[p] + V0[p+1])
+//   y[2n] = A[n] + Bq[n],  y[2n+1] = P[n] - A[n+1] - Bq[n]
+//
+// so a K-tap filter costs 3K/4 multiply-adds an output instead of K: a
+// thread's 8 pairs are 25 sums of K/2 taps (A once more, for A[n0 + 8])
+// where rung 6's 16 outputs are 16 sums of K. Rung 6's persistent grid
+// brings the raw tiles in by cp.async as before; each tile is then split
+// into the three streams in shared memory (3 stores an output pair,
+// against 3K/2 multiply-adds), and a thread computes its pairs from three
+// register windows sliding four taps a step. The streams have a 4-float
+// gap every 8 floats, so that a quarter warp's 16-byte reads, 8 floats
+// apart, hit distinct banks. Everything is double-buffered (110 KB a
+// block, two blocks an SM), which leaves one barrier a tile: after it the
+// block splits the next tile (copied while the last one was multiplied),
+// issues the copies of the tile after that, and multiplies the streams
+// split last time round (with one set of streams the split needs
+// a barrier of its own before the arithmetic). The error stays at FP32
+// level: P's terms are sums of two, and taking A and Bq from it adds a few
+// roundings of numbers no larger than the output's own terms.
+
+#define FF_THREADS 256
+#define FF_PAIRS   8 /* output pairs a thread */
+#define FF_TILE    (FF_THREADS * 2 * FF_PAIRS)
+#define FF_SKEW(p) ((p) + (p) / 8 * 4)
+
+/* the shared memory of rung 7 for a KC-tap filter, in floats */
+template <int KC> struct ff_layout {
+    static constexpr int SPAN = KC + FF_TILE; /* raw: s[p] = x[t0 - KC + p] */
+    static constexpr int RAW = SPAN + 4; /* + the 4 zeros the split reads */
+    static constexpr int HALF = KC / 2;  /* taps of a half filter */
+    static constexpr int NS = FF_TILE / 2 + HALF; /* a stream's length */
+    static constexpr int SS = FF_SKEW(NS);
+    /* everything double-buffered: the raw tiles and weights, the three
+     * streams, the three half filters */
+    static constexpr size_t floats = 2 * (RAW + KC + 3 * SS + 3 * HALF);
+};
+
+template <int KC>
+__global__ void __launch_bounds__(FF_THREADS, 2)
+    conv_fastfir(const float *__restrict__ x, const float *__restrict__ w,
+                 float *__restrict__ y, int C, int T, int K, long long tiles)
+{
+    using L = ff_layout<KC>;
+    extern __shared__ __align__(16) float ff_smem[];
+    float *raw = ff_smem;         /* [2][RAW] */
+    float *rw = raw + 2 * L::RAW; /* [2][KC]: K weights, zeros in front */
+    float *st = rw + 2 * KC;      /* [2][3][SS]: V0, V1, S */
+    float *wt = st + 6 * L::SS;   /* [2][3][HALF]: W0, W1, W0 + W1 */
+    const int tid = threadIdx.x;
+    const long long per_row = (T + FF_TILE - 1) / FF_TILE;
+
+    /* tile i's copies into buffer b (T % 4 == 0, 16-byte aligned rows) */
+    auto issue = [&](long long i, int b) {
+        long long row = i / per_row, t0 = (i % per_row) * FF_TILE;
+        const float *xr = x + row * T;
+        for (int q = tid; q < L::SPAN / 4; q += FF_THREADS) {
+            long long tt = t0 - KC + 4 * q;
+            int ok = tt >= 0 && tt < T;
+            cp_async16z(raw + b * L::RAW + 4 * q, ok ? xr + tt : xr,
+                        ok ? 16 : 0);
+        }
+        const float *wr = w + (row % C) * K;
+        for (int k = tid; k < KC; k += FF_THREADS) {
+            int ok = k >= KC - K;
+            cp_async4(rw + b * KC + k, ok ? wr + k - (KC - K) : wr, ok ? 4 : 0);
+        }
+    };
+
+    /* buffer b's raw tile into its three streams and half filters: with
+     * v[p] = s[p + 1], V0[p] = v[2p], V1[p] = v[2p + 1], S[p] = V1[p] +
+     * V0[p + 1]; four of each a step */
+    auto split = [&](int b) {
+        const float *r = raw + b * L::RAW;
+        float *o3 = st + b * 3 * L::SS;
+        for (int q = tid; q < L::NS / 4; q += FF_THREADS) {
+            float4 lo = *(const float4 *)(r + 8 * q);
+            float4 hi = *(const float4 *)(r + 8 * q + 4);
+            float2 nx = *(const float2 *)(r + 8 * q + 8);
+            float *o = o3 + FF_SKEW(4 * q);
+            *(float4 *)o = make_float4(lo.y, lo.w, hi.y, hi.w);
+            *(float4 *)(o + L::SS) = make_float4(lo.z, hi.x, hi.z, nx.x);
+            *(float4 *)(o + 2 * L::SS) =
+                make_float4(lo.z + lo.w, hi.x + hi.y, hi.z + hi.w, nx.x + nx.y);
+        }
+        if (tid < L::HALF) {
+            float e = rw[b * KC + 2 * tid], d = rw[b * KC + 2 * tid + 1];
+            float *u = wt + b * 3 * L::HALF;
+            u[tid] = e;
+            u[L::HALF + tid] = d;
+            u[2 * L::HALF + tid] = e + d;
+        }
+    };
+
+    long long i = blockIdx.x;
+    if (i >= tiles)
+        return;
+    if (tid < 8) /* the split's last group reads 2 floats past the tile */
+        raw[(tid / 4) * L::RAW + L::SPAN + tid % 4] = 0.0f;
+    const long long G = gridDim.x;
+    issue(i, 0);
+    cp_commit();
+    if (i + G < tiles)
+        issue(i + G, 1);
+    cp_commit();
+    cp_wait<1>();
+    __syncthreads();
+    split(0);
+    int b = 0;
+    for (; i < tiles; i += G, b ^= 1) {
+        /* one barrier a tile: after it, tile i's streams are whole (split
+         * last time round), the next tile's copies have landed, and every
+         * thread is done with the streams of the tile before */
+        cp_wait<0>();
+        __syncthreads();
+        if (i + G < tiles) {
+            split(b ^ 1); /* the next tile, for next time round */
+            if (i + 2 * G < tiles)
+                issue(i + 2 * G, b); /* into the raw buffer split last time */
+        }
+        cp_commit();
+        const float *sb = st + b * 3 * L::SS;
+        const float *wb = wt + b * 3 * L::HALF;
+
+        /* pairs n0 .. n0 + 7 (A to n0 + 8): window f[j] = stream[n0 + 4 kb + j]
+         */
+        const int n0 = FF_PAIRS * tid;
+        float a[FF_PAIRS + 1], bq[FF_PAIRS], pq[FF_PAIRS];
+        float fa[FF_PAIRS + 4], fb[FF_PAIRS + 4], fp[FF_PAIRS + 4];
+#pragma unroll
+        for (int m = 0; m < FF_PAIRS; m++)
+            a[m] = bq[m] = pq[m] = 0.0f;
+        a[FF_PAIRS] = 0.0f;
+#pragma unroll
+        for (int q = 0; q < FF_PAIRS / 4; q++) {
+            int o = FF_SKEW(n0 + 4 * q);
+            *(float4 *)&fa[4 * q] = *(const float4 *)(sb + o);
+            *(float4 *)&fb[4 * q] = *(const float4 *)(sb + L::SS + o);
+            *(float4 *)&fp[4 * q] = *(const float4 *)(sb + 2 * L::SS + o);
+        }
+#pragma unroll
+        for (int kb = 0; kb < L::HALF / 4; kb++) {
+            int o = FF_SKEW(n0 + FF_PAIRS + 4 * kb);
+            *(float4 *)&fa[FF_PAIRS] = *(const float4 *)(sb + o);
+            *(float4 *)&fb[FF_PAIRS] = *(const float4 *)(sb + L::SS + o);
+            *(float4 *)&fp[FF_PAIRS] = *(const float4 *)(sb + 2 * L::SS + o);
+            float4 u0 = *(const float4 *)(wb + 4 * kb);
+            float4 u1 = *(const float4 *)(wb + L::HALF + 4 * kb);
+            float4 u2 = *(const float4 *)(wb + 2 * L::HALF + 4 * kb);
+            const float w0[4] = {u0.x, u0.y, u0.z, u0.w};
+            const float w1[4] = {u1.x, u1.y, u1.z, u1.w};
+            const float w2[4] = {u2.x, u2.y, u2.z, u2.w};
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+#pragma unroll
+                for (int m = 0; m <= FF_PAIRS; m++)
+                    a[m] = fmaf(w0[kk], fa[m + kk], a[m]);
+#pragma unroll
+                for (int m = 0; m < FF_PAIRS; m++) {
+                    bq[m] = fmaf(w1[kk], fb[m + kk], bq[m]);
+                    pq[m] = fmaf(w2[kk], fp[m + kk], pq[m]);
+                }
+            }
+#pragma unroll
+            for (int e = 0; e < FF_PAIRS; e++) {
+                fa[e] = fa[e + 4];
+                fb[e] = fb[e + 4];
+                fp[e] = fp[e + 4];
+            }
+        }
+
+        float out[2 * FF_PAIRS];
+#pragma unroll
+        for (int m = 0; m < FF_PAIRS; m++) {
+            out[2 * m] = a[m] + bq[m];
+            out[2 * m + 1] = pq[m] - a[m + 1] - bq[m];
+        }
+        long long row = i / per_row, t = (i % per_row) * FF_TILE + 2 * n0;
+        float *yr = y + row * T;
+        if (t + 2 * FF_PAIRS <= T) {
+#pragma unroll
+            for (int q = 0; q < FF_PAIRS / 2; q++)
+                __stcs((float4 *)(yr + t + 4 * q),
+                       make_float4(out[4 * q], out[4 * q + 1], out[4 * q + 2],
+                                   out[4 * q + 3]));
+        } else {
+#pragma unroll
+            for (int m = 0; m < 2 * FF_PAIRS; m++)
+                if (t + m < T)
+                    yr[t + m] = out[m];
+        }
+    }
+    cp_wait<0>();
+}
+
+/* rung 7 where it runs (16-byte aligned rows, T % 4 == 0, and the shared
+ * memory it asks for granted); 0 (nothing launched) otherwise */
+template <int KC>
+static int launch_fastfir(const float *x, const float *w, float *y, int B,
+                          int C, int T, int K, cudaStream_t s)
+{
+    static int blocks_max = -1;
+    constexpr size_t smem = ff_layout<KC>::floats * sizeof(float);
+    if ((uintptr_t)x % 16 != 0 || (uintptr_t)y % 16 != 0 || T % 4 != 0)
+        return 0;
+    if (blocks_max < 0) {
+        int dev = 0, sms = 0, per_sm = 0;
+        blocks_max = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ==
+                cudaSuccess) {
+            if (cudaFuncSetAttribute(
+                    conv_fastfir<KC>,
+                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                    (int)smem) != cudaSuccess)
+                (void)cudaGetLastError(); /* refused: rung 6 */
+            else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                         &per_sm, conv_fastfir<KC>, FF_THREADS, smem) ==
+                         cudaSuccess &&
+                     per_sm >= 1)
+                blocks_max = sms * per_sm;
+        }
+    }
+    if (blocks_max == 0)
+        return 0;
+    long long tiles = (long long)B * C * ((T + FF_TILE - 1) / FF_TILE);
+    long long blocks = tiles < blocks_max ? tiles : blocks_max;
+    conv_fastfir<KC>
+        <<<(unsigned)blocks, FF_THREADS, smem, s>>>(x, w, y, C, T, K, tiles);
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
 // launchers and dispatch
 
 /* rung A7 at radius <= 8 where it runs; 0 otherwise */
@@ -1103,7 +1350,7 @@ extern "C" void causal_conv1d(const float *x, const float *w, float *y, int B,
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = env_int("CONV1D_KERNEL", 6, 1, 6);
+        kernel = env_int("CONV1D_KERNEL", 7, 1, 7);
     long long rows = (long long)B * C;
     if (kernel == 5 && K <= 9) {
         switch (K) {
@@ -1116,6 +1363,10 @@ extern "C" void causal_conv1d(const float *x, const float *w, float *y, int B,
         case 8: launch_stream<7, 0>(x, w, y, rows, C, T, stream); break;
         default: launch_stream<8, 0>(x, w, y, rows, C, T, stream); break;
         }
+    } else if (kernel >= 7 && K > 32 &&
+               (K <= 64 ? launch_fastfir<64>(x, w, y, B, C, T, K, stream)
+                        : launch_fastfir<128>(x, w, y, B, C, T, K, stream))) {
+        /* rung 7 launched */
     } else if (kernel >= 6 && K > 32 &&
                (K <= 64 ? launch_stream_rb<64>(x, w, y, B, C, T, K, stream)
                         : launch_stream_rb<128>(x, w, y, B, C, T, K, stream))) {
