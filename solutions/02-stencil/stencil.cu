@@ -732,6 +732,27 @@ static int launch_tma(const float *in, const float *w, float *out, int n,
  * distinct banks */
 #define RB_SKEW(p) ((p) + (p) / RB_OUT * 4)
 
+/* a thread's N consecutive outputs (N a multiple of 4) into row yr from t:
+ * streaming float4s where all N lie inside the row and vec says the row is
+ * 16-byte aligned, else one at a time up to T (rungs B4, B6, B7) */
+template <int N>
+__device__ __forceinline__ void store_outputs(float *yr, long long t, int T,
+                                              const float *v, bool vec)
+{
+    if (vec && t + N <= T) {
+#pragma unroll
+        for (int q = 0; q < N / 4; q++)
+            __stcs((float4 *)(yr + t + 4 * q),
+                   make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2],
+                               v[4 * q + 3]));
+    } else {
+#pragma unroll
+        for (int m = 0; m < N; m++)
+            if (t + m < T)
+                yr[t + m] = v[m];
+    }
+}
+
 /* RB_OUT outputs a thread (a multiple of 16), RB_THREADS threads, at least
  * MINB blocks an SM (which caps the registers): rung 4 runs 16 x 256;
  * CONV1D_KERNEL_RB=32 picks 32 x 128 (for tuning: twice the multiply-adds per
@@ -802,20 +823,7 @@ __global__ void __launch_bounds__(RB_THREADS, MINB)
             win[i] = win[i + 4];
     }
 
-    long long t = t0 + base;
-    float *yr = y + row * T;
-    if (vec && t + RB_OUT <= T) {
-#pragma unroll
-        for (int q = 0; q < RB_OUT / 4; q++)
-            __stcs((float4 *)(yr + t + 4 * q),
-                   make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
-                               acc[4 * q + 3]));
-    } else {
-#pragma unroll
-        for (int m = 0; m < RB_OUT; m++)
-            if (t + m < T)
-                yr[t + m] = acc[m];
-    }
+    store_outputs<RB_OUT>(y + row * T, t0 + base, T, acc, vec);
 }
 
 template <int KC, int OUT, int THREADS, int MINB>
@@ -977,20 +985,9 @@ __global__ void __launch_bounds__(PS_THREADS, 3)
             for (int e = 0; e < PS_OUT; e++)
                 win[e] = win[e + 4];
         }
-        long long row = i / per_row, t = (i % per_row) * PS_TILE + base;
-        float *yr = y + row * T;
-        if (t + PS_OUT <= T) {
-#pragma unroll
-            for (int q = 0; q < PS_OUT / 4; q++)
-                __stcs((float4 *)(yr + t + 4 * q),
-                       make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
-                                   acc[4 * q + 3]));
-        } else {
-#pragma unroll
-            for (int m = 0; m < PS_OUT; m++)
-                if (t + m < T)
-                    yr[t + m] = acc[m];
-        }
+        long long row = i / per_row;
+        store_outputs<PS_OUT>(y + row * T, (i % per_row) * PS_TILE + base, T,
+                              acc, true);
         __syncthreads(); /* buffer b is refilled next time round */
     }
     cp_wait<0>();
@@ -1210,20 +1207,9 @@ __global__ void __launch_bounds__(FF_THREADS, 2)
             out[2 * m] = a[m] + bq[m];
             out[2 * m + 1] = pq[m] - a[m + 1] - bq[m];
         }
-        long long row = i / per_row, t = (i % per_row) * FF_TILE + 2 * n0;
-        float *yr = y + row * T;
-        if (t + 2 * FF_PAIRS <= T) {
-#pragma unroll
-            for (int q = 0; q < FF_PAIRS / 2; q++)
-                __stcs((float4 *)(yr + t + 4 * q),
-                       make_float4(out[4 * q], out[4 * q + 1], out[4 * q + 2],
-                                   out[4 * q + 3]));
-        } else {
-#pragma unroll
-            for (int m = 0; m < 2 * FF_PAIRS; m++)
-                if (t + m < T)
-                    yr[t + m] = out[m];
-        }
+        long long row = i / per_row;
+        store_outputs<2 * FF_PAIRS>(
+            y + row * T, (i % per_row) * FF_TILE + 2 * n0, T, out, true);
     }
     cp_wait<0>();
 }
