@@ -421,7 +421,8 @@ END_TEST
 // ---- the references' rungs on shapes the grader's cases leave out
 // ----------------------------------------------------
 
-#define LAB2_RUNGS 7 /* each ladder's, solutions/02-stencil/LADDER */
+#define LAB2A_RUNGS 7 /* solutions/02-stencil/LADDER: part A */
+#define LAB2B_RUNGS 8 /* part B */
 
 typedef void (*stencil_fn)(const float *, float *, const float *, int, int,
                            cudaStream_t);
@@ -515,8 +516,8 @@ START_TEST(test_lab2_every_rung)
         printf("skip: no solutions in a handout tree\n");
         return;
     }
-    int part_a = _i < LAB2_RUNGS, k = _i % LAB2_RUNGS + 1;
-    char rung[32], v[8];
+    int part_a = _i < LAB2A_RUNGS, k = part_a ? _i + 1 : _i - LAB2A_RUNGS + 1;
+    char rung[32], v[16];
     snprintf(rung, sizeof rung, "%s%d", part_a ? "A" : "B", k);
     snprintf(v, sizeof v, "%d", k);
     ck_assert_int_eq(setenv(part_a ? "STENCIL_KERNEL" : "CONV1D_KERNEL", v, 1),
@@ -528,17 +529,18 @@ START_TEST(test_lab2_every_rung)
     ck_assert(st && cv);
     /* the last of each table are long enough that every block of the
      * persistent rungs (A5 to A7, B6, B7) takes several tiles or chunks,
-     * so their buffers and stages are reused */
+     * so their buffers and stages are reused, and B8's lane groups several
+     * segment pairs; B = 11 gives B8 a second block of a channel's rows */
     static const int a[][2] = {
         {4, 1},     {8, 8},       {1000, 3},    {4100, 8},   {4100, 5},
         {65540, 2}, {65540, 7},   {100000, 16}, {4096, 9},   {100003, 4},
         {3000, 32}, {4194308, 2}, {4194308, 5}, {4194308, 8}};
     static const int b[][4] = {
-        {1, 3, 8, 128},     {2, 3, 1000, 100},  {1, 4, 4100, 33},
-        {2, 5, 8192, 64},   {1, 1, 12288, 127}, {3, 7, 4000, 65},
-        {1, 2, 4092, 128},  {2, 3, 8200, 96},   {2, 37, 1000, 4},
-        {1, 7, 300, 31},    {1, 5, 3, 31},      {8, 64, 4096, 40},
-        {8, 128, 4096, 100}};
+        {1, 3, 8, 128},      {2, 3, 1000, 100},  {1, 4, 4100, 33},
+        {2, 5, 8192, 64},    {1, 1, 12288, 127}, {3, 7, 4000, 65},
+        {1, 2, 4092, 128},   {2, 3, 8200, 96},   {2, 37, 1000, 4},
+        {1, 7, 300, 31},     {1, 5, 3, 31},      {8, 64, 4096, 40},
+        {8, 128, 4096, 100}, {11, 3, 700, 77}};
     for (int off = 0; off < 2; off++) {
         if (part_a)
             for (size_t j = 0; j < sizeof a / sizeof a[0]; j++)
@@ -587,7 +589,7 @@ int main(int argc, char **argv)
         nl = (int)(sizeof leftover / sizeof leftover[0]);
     char why[256];
     if (!gpu_present(why, sizeof why))
-        return cl_suite_run(NULL, n + nl + 2 * LAB2_RUNGS, why);
+        return cl_suite_run(NULL, n + nl + LAB2A_RUNGS + LAB2B_RUNGS, why);
     Suite *s = suite_create("gpu");
     TCase *c = tcase_create("gpu"), *cl = tcase_create("leftover"),
           *cr = tcase_create("rungs");
@@ -600,7 +602,7 @@ int main(int argc, char **argv)
     /* every rung of the references' ladders on shapes the grader's cases
      * leave out, a case of its own: CK_RUN_CASE=rungs runs it alone */
     tcase_set_timeout(cr, 120);
-    tcase_add_loop_test(cr, test_lab2_every_rung, 0, 2 * LAB2_RUNGS);
+    tcase_add_loop_test(cr, test_lab2_every_rung, 0, LAB2A_RUNGS + LAB2B_RUNGS);
     suite_add_tcase(s, c);
     suite_add_tcase(s, cl);
     suite_add_tcase(s, cr);

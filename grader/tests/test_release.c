@@ -854,10 +854,10 @@ START_TEST(test_make_rough_edges)
                         "tools/bench.sh 02 solution > %s/b.log 2>&1",
                         fake, dir, dir),
                      0);
-    /* 7 rungs of part A, 7 of part B (solutions/02-stencil/LADDER) */
+    /* 7 rungs of part A, 8 of part B (solutions/02-stencil/LADDER) */
     ck_assert_int_eq(sh("test $(grep -c '^S[1-7] C 02 ' %s/calls) -eq 7 && "
-                        "test $(grep -c '^S C[1-7] 02 ' %s/calls) -eq 7 && "
-                        "test $(wc -l < %s/calls) -eq 14",
+                        "test $(grep -c '^S C[1-8] 02 ' %s/calls) -eq 8 && "
+                        "test $(wc -l < %s/calls) -eq 15",
                         dir, dir, dir),
                      0);
     ck_assert_int_eq(sh("test $(grep '^S[1-5] ' %s/calls | grep -c -- "
@@ -866,7 +866,7 @@ START_TEST(test_make_rough_edges)
                         dir, dir),
                      0);
     ck_assert_int_eq(sh("test $(grep '^S C' %s/calls | grep -c -- "
-                        "'-c B:8x1024x4096,K=128') -eq 7 && ! grep '^S C' "
+                        "'-c B:8x1024x4096,K=128') -eq 8 && ! grep '^S C' "
                         "%s/calls | grep -q -- '-c A:'",
                         dir, dir),
                      0);

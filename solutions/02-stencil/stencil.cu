@@ -1252,6 +1252,290 @@ static int launch_fastfir(const float *x, const float *w, float *y, int B,
 }
 
 // ----------------------------------------------------------------------------
+// rung 8: the convolution theorem (overlap-save with FFTs of 256 points)
+//
+// A K-tap filter costs K multiply-adds an output by any direct method; a
+// Fourier transform turns the convolution into one complex product a
+// frequency. Cut a row into segments of 128 outputs; segment s needs the
+// 256 inputs x[128 s - 128 .. 128 s + 127], and the circular convolution of
+// those 256 with the filter (reversed, zero-padded to 256: h[j] =
+// w[K - 1 - j]) equals the wanted outputs in its upper half for any K <=
+// 129. Two segments go through one complex transform, one as the real part
+// and one as the imaginary part: the filter is real, so the product with
+// its spectrum keeps the two apart, and the inverse returns segment 2p in
+// the real parts and segment 2p + 1 in the imaginary parts.
+//
+// A 256-point transform is 16 x 16 (the "four-step" algorithm): 16 lanes
+// of a warp hold 16 points each, lane l the points 16 a + l. Each lane
+// transforms its 16 in registers (two radix-4 passes), multiplies by
+// W^(l k1), and the 16 lanes swap through shared memory (a 16 x 17 buffer,
+// free of bank conflicts), then transform again. The spectrum comes out
+// in a scrambled order (lane l holds frequencies l + 16 k2), which is the
+// order the filter's spectrum is stored in and the order the inverse
+// consumes, so nothing is ever put back in order. A lane issues about
+// 1060 instructions for its 16 of a pair's 256 outputs, whatever K is,
+// where a thread of rung 7 issues about 2100 for 16 outputs at K = 128. The
+// error is a few roundings of each transform's values, far inside the
+// tolerance.
+//
+// A block takes one channel (its filter's spectrum computed once, into
+// shared memory) and up to FT_ROWS rows of it; its 16 lane groups share the
+// rows' segment pairs, each group a run of consecutive pairs, so a row is
+// read once (the upper 128 inputs of pair p are the lower half of pair
+// p + 1's) and each pair's loads are issued before the last pair is
+// transformed.
+
+#define FT_THREADS 256
+#define FT_GROUPS  (FT_THREADS / 16)
+#define FT_ROWS    8  /* rows of a channel a block */
+#define FT_LD      17 /* float2s a row of a 16 x 16 buffer: no bank conflicts */
+
+__device__ __forceinline__ float2 c_add(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+__device__ __forceinline__ float2 c_sub(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
+/* a b */
+__device__ __forceinline__ float2 c_mul(float2 a, float2 b)
+{
+    return make_float2(fmaf(a.x, b.x, -a.y * b.y), fmaf(a.x, b.y, a.y * b.x));
+}
+/* a conj(b) */
+__device__ __forceinline__ float2 c_mulc(float2 a, float2 b)
+{
+    return make_float2(fmaf(a.x, b.x, a.y * b.y), fmaf(a.y, b.x, -a.x * b.y));
+}
+
+/* the 4-point transform of (x0, x1, x2, x3) in place: forward with
+ * e^(-2 pi i / 4) = -i, inverse (unscaled) with +i */
+template <bool INV>
+__device__ __forceinline__ void dft4(float2 &x0, float2 &x1, float2 &x2,
+                                     float2 &x3)
+{
+    float2 t0 = c_add(x0, x2), t1 = c_sub(x0, x2);
+    float2 t2 = c_add(x1, x3), t3 = c_sub(x1, x3);
+    x0 = c_add(t0, t2);
+    x2 = c_sub(t0, t2);
+    /* t1 - i t3 and t1 + i t3 */
+    float2 m = make_float2(t1.x + t3.y, t1.y - t3.x);
+    float2 p = make_float2(t1.x - t3.y, t1.y + t3.x);
+    x1 = INV ? p : m;
+    x3 = INV ? m : p;
+}
+
+/* x * e^(-+2 pi i e / 16) for e = n2 k1 (n2, k1 < 4): the constants of
+ * fft16's middle step */
+template <bool INV> __device__ __forceinline__ float2 tw16(float2 x, int e)
+{
+    const float c1 = 0.92387953251128674f, s1 = 0.38268343236508978f,
+                r = 0.70710678118654752f;
+    float c, s; /* e^(-2 pi i e / 16) = c - i s */
+    switch (e) {
+    case 1: c = c1, s = s1; break;
+    case 2: c = r, s = r; break;
+    case 3: c = s1, s = c1; break;
+    case 6: c = -r, s = r; break;
+    case 9: c = -c1, s = -s1; break;
+    default: /* 4: -i (forward), +i (inverse) */
+        return INV ? make_float2(-x.y, x.x) : make_float2(x.y, -x.x);
+    }
+    if (INV)
+        s = -s;
+    return make_float2(fmaf(x.x, c, x.y * s), fmaf(x.y, c, -x.x * s));
+}
+
+/* the 16-point transform of v in place (natural order in and out): 16 = 4
+ * x 4, n = 4 n1 + n2, k = k1 + 4 k2 */
+template <bool INV> __device__ __forceinline__ void fft16(float2 *v)
+{
+#pragma unroll
+    for (int n2 = 0; n2 < 4; n2++) /* over n1: v[4 k1 + n2] */
+        dft4<INV>(v[n2], v[4 + n2], v[8 + n2], v[12 + n2]);
+#pragma unroll
+    for (int k1 = 1; k1 < 4; k1++)
+#pragma unroll
+        for (int n2 = 1; n2 < 4; n2++)
+            v[4 * k1 + n2] = tw16<INV>(v[4 * k1 + n2], n2 * k1);
+#pragma unroll
+    for (int k1 = 0; k1 < 4; k1++) /* over n2: X[k1 + 4 k2] at 4 k1 + k2 */
+        dft4<INV>(v[4 * k1], v[4 * k1 + 1], v[4 * k1 + 2], v[4 * k1 + 3]);
+    float2 t[16];
+#pragma unroll
+    for (int k1 = 0; k1 < 4; k1++)
+#pragma unroll
+        for (int k2 = 0; k2 < 4; k2++)
+            t[k1 + 4 * k2] = v[4 * k1 + k2];
+#pragma unroll
+    for (int k = 0; k < 16; k++)
+        v[k] = t[k];
+}
+
+/* lane l of a group of 16: v[a] = z[16 a + l] in, v[k2] = Z[l + 16 k2]
+ * out (Z the 256-point transform of z). tw[l * FT_LD + m] = W^(l m), W =
+ * e^(-2 pi i / 256); buf is the group's 16 x FT_LD buffer; mask the
+ * group's lanes */
+__device__ __forceinline__ void fft256_fwd(float2 *v, const float2 *tw,
+                                           float2 *buf, int l, unsigned mask)
+{
+    fft16<false>(v); /* over a: v[k1] = Y_l[k1] */
+#pragma unroll
+    for (int k1 = 1; k1 < 16; k1++)
+        v[k1] = c_mul(v[k1], tw[l * FT_LD + k1]);
+    __syncwarp(mask); /* the buffer's last readers are done */
+#pragma unroll
+    for (int k1 = 0; k1 < 16; k1++)
+        buf[k1 * FT_LD + l] = v[k1];
+    __syncwarp(mask);
+#pragma unroll
+    for (int b = 0; b < 16; b++) /* Y_b[l] */
+        v[b] = buf[l * FT_LD + b];
+    fft16<false>(v); /* over b: v[k2] = Z[l + 16 k2] */
+}
+
+/* the inverse (unscaled): v[k2] = Z[l + 16 k2] in, v[a] = 256 z[16 a + l]
+ * out */
+__device__ __forceinline__ void fft256_inv(float2 *v, const float2 *tw,
+                                           float2 *buf, int l, unsigned mask)
+{
+    fft16<true>(v); /* over k2: v[b] = V_l[b] */
+#pragma unroll
+    for (int b = 1; b < 16; b++)
+        v[b] = c_mulc(v[b], tw[l * FT_LD + b]);
+    __syncwarp(mask);
+#pragma unroll
+    for (int b = 0; b < 16; b++)
+        buf[b * FT_LD + l] = v[b];
+    __syncwarp(mask);
+#pragma unroll
+    for (int k1 = 0; k1 < 16; k1++) /* V_k1[l] */
+        v[k1] = buf[l * FT_LD + k1];
+    fft16<true>(v); /* over k1: v[a] */
+}
+
+/* rows b C + c of channel c = blockIdx.x, b = FT_ROWS blockIdx.y .. (at
+ * most FT_ROWS of them), K <= 129 */
+__global__ void __launch_bounds__(FT_THREADS)
+    conv_fft(const float *__restrict__ x, const float *__restrict__ w,
+             float *__restrict__ y, int B, int C, int T, int K)
+{
+    __shared__ float2 tw[16 * FT_LD], hs[16 * FT_LD];
+    __shared__ float2 bufs[FT_GROUPS][16 * FT_LD];
+    const int tid = threadIdx.x, l = tid % 16, g = tid / 16;
+    const unsigned mask = 0xffffu << (tid & 16);
+    float2 *buf = bufs[g];
+    const int c = blockIdx.x, b0 = blockIdx.y * FT_ROWS;
+    const int rows = min(FT_ROWS, B - b0);
+
+    { /* W^(l m), m < 16, for every lane l */
+        int tl = tid / 16, m = tid % 16;
+        float s, co;
+        sincospif((float)(tl * m) / 128.0f, &s, &co);
+        tw[tl * FT_LD + m] = make_float2(co, -s);
+    }
+    __syncthreads();
+    if (g == 0) { /* the filter's spectrum, divided by 256 */
+        float2 v[16];
+        const float *wc = w + (long long)c * K;
+#pragma unroll
+        for (int a = 0; a < 16; a++) {
+            int j = 16 * a + l;
+            v[a] = make_float2(j < K ? wc[K - 1 - j] : 0.0f, 0.0f);
+        }
+        fft256_fwd(v, tw, buf, l, mask);
+#pragma unroll
+        for (int k2 = 0; k2 < 16; k2++)
+            hs[l * FT_LD + k2] =
+                make_float2(v[k2].x * (1.0f / 256), v[k2].y * (1.0f / 256));
+    }
+    __syncthreads();
+
+    /* the group's run of (row, pair) items, pair p making outputs 256 p ..
+     * 256 p + 255 of its row */
+    const int pairs = (T + 255) / 256, items = rows * pairs;
+    const int per = (items + FT_GROUPS - 1) / FT_GROUPS;
+    const int first = g * per, last = min(items, first + per);
+    float lo[8], hi[16]; /* the next item's inputs: x[256 p - 128 + 16 a + l]
+                            for a < 8, then x[256 p + 16 a + l] */
+    auto load = [&](int it, bool carry) {
+        int r = it / pairs, p = it - r * pairs;
+        const float *xr = x + ((long long)(b0 + r) * C + c) * T + 256 * p + l;
+        if (carry) { /* the upper half of the item before */
+#pragma unroll
+            for (int a = 0; a < 8; a++)
+                lo[a] = hi[8 + a];
+        } else if (p > 0) { /* 256 p < T */
+#pragma unroll
+            for (int a = 0; a < 8; a++)
+                lo[a] = __ldcs(xr - 128 + 16 * a);
+        } else {
+#pragma unroll
+            for (int a = 0; a < 8; a++) {
+                int t = 256 * p - 128 + 16 * a + l;
+                lo[a] = t >= 0 && t < T ? __ldcs(xr - 128 + 16 * a) : 0.0f;
+            }
+        }
+        if (256 * p + 256 <= T) { /* the whole pair inside the row */
+#pragma unroll
+            for (int a = 0; a < 16; a++)
+                hi[a] = __ldcs(xr + 16 * a);
+        } else {
+#pragma unroll
+            for (int a = 0; a < 16; a++)
+                hi[a] = 256 * p + 16 * a + l < T ? __ldcs(xr + 16 * a) : 0.0f;
+        }
+    };
+    if (first < last)
+        load(first, false);
+    for (int it = first; it < last; it++) {
+        float2 v[16];
+#pragma unroll
+        for (int a = 0; a < 16; a++)
+            v[a] = make_float2(a < 8 ? lo[a] : hi[a - 8], hi[a]);
+        int r = it / pairs, p = it - r * pairs;
+        if (it + 1 < last)
+            load(it + 1, p + 1 < pairs);
+        fft256_fwd(v, tw, buf, l, mask);
+#pragma unroll
+        for (int k2 = 0; k2 < 16; k2++)
+            v[k2] = c_mul(v[k2], hs[l * FT_LD + k2]);
+        fft256_inv(v, tw, buf, l, mask);
+        float *yr = y + ((long long)(b0 + r) * C + c) * T + 256 * p + l;
+        if (256 * p + 256 <= T) {
+#pragma unroll
+            for (int a = 8; a < 16; a++) {
+                __stcs(yr + 16 * (a - 8), v[a].x);
+                __stcs(yr + 16 * (a - 8) + 128, v[a].y);
+            }
+        } else {
+#pragma unroll
+            for (int a = 8; a < 16; a++) {
+                int t = 256 * p + 16 * (a - 8) + l;
+                if (t < T)
+                    __stcs(yr + 16 * (a - 8), v[a].x);
+                if (t + 128 < T)
+                    __stcs(yr + 16 * (a - 8) + 128, v[a].y);
+            }
+        }
+    }
+}
+
+/* rung 8 where its grid fits (a block for each channel and FT_ROWS of its
+ * rows: at most 65535 of those); 0 (nothing launched) otherwise */
+static int launch_fft(const float *x, const float *w, float *y, int B, int C,
+                      int T, int K, cudaStream_t s)
+{
+    int chunks = (B + FT_ROWS - 1) / FT_ROWS;
+    if (chunks > 65535)
+        return 0;
+    dim3 grid((unsigned)C, (unsigned)chunks);
+    conv_fft<<<grid, FT_THREADS, 0, s>>>(x, w, y, B, C, T, K);
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
 // launchers and dispatch
 
 /* rung A7 at radius <= 8 where it runs; 0 otherwise */
@@ -1336,7 +1620,7 @@ extern "C" void causal_conv1d(const float *x, const float *w, float *y, int B,
 {
     static int kernel = 0;
     if (!kernel)
-        kernel = env_int("CONV1D_KERNEL", 7, 1, 7);
+        kernel = env_int("CONV1D_KERNEL", 8, 1, 8);
     long long rows = (long long)B * C;
     if (kernel == 5 && K <= 9) {
         switch (K) {
@@ -1349,6 +1633,9 @@ extern "C" void causal_conv1d(const float *x, const float *w, float *y, int B,
         case 8: launch_stream<7, 0>(x, w, y, rows, C, T, stream); break;
         default: launch_stream<8, 0>(x, w, y, rows, C, T, stream); break;
         }
+    } else if (kernel >= 8 && K > 32 && K <= 128 &&
+               launch_fft(x, w, y, B, C, T, K, stream)) {
+        /* rung 8 launched */
     } else if (kernel >= 7 && K > 32 &&
                (K <= 64 ? launch_fastfir<64>(x, w, y, B, C, T, K, stream)
                         : launch_fastfir<128>(x, w, y, B, C, T, K, stream))) {
