@@ -7,7 +7,6 @@
  * suite says so and skips. */
 #define _GNU_SOURCE
 #include "errcheck.h"
-#include "guard.h"
 #include "compare.h"
 #include "guard.h"
 #include "judge/device.h"
@@ -15,6 +14,7 @@
 #include "timing.h"
 #include "specs/refs.h"
 #include "tests/gpu_grading.h"
+#include "tests/ladder.h"
 #include "tests/suite.h"
 
 #include <check.h>
@@ -421,8 +421,9 @@ END_TEST
 // ---- the references' rungs on shapes the grader's cases leave out
 // ----------------------------------------------------
 
-#define LAB2A_RUNGS 7 /* solutions/02-stencil/LADDER: part A */
-#define LAB2B_RUNGS 8 /* part B */
+/* the rungs of Lab 2's parts A and B (solutions/02-stencil/LADDER; 0 in a
+ * handout tree), read by the suite before it forks a run of each */
+static long lab2a_rungs, lab2b_rungs;
 
 typedef void (*stencil_fn)(const float *, float *, const float *, int, int,
                            cudaStream_t);
@@ -516,7 +517,8 @@ START_TEST(test_lab2_every_rung)
         printf("skip: no solutions in a handout tree\n");
         return;
     }
-    int part_a = _i < LAB2A_RUNGS, k = part_a ? _i + 1 : _i - LAB2A_RUNGS + 1;
+    int part_a = _i < lab2a_rungs,
+        k = part_a ? _i + 1 : _i - (int)lab2a_rungs + 1;
     char rung[32], v[16];
     snprintf(rung, sizeof rung, "%s%d", part_a ? "A" : "B", k);
     snprintf(v, sizeof v, "%d", k);
@@ -587,9 +589,14 @@ int main(int argc, char **argv)
     };
     int n = (int)(sizeof tests / sizeof tests[0]),
         nl = (int)(sizeof leftover / sizeof leftover[0]);
+    lab2a_rungs = ladder_rungs("solutions/02-stencil/LADDER", "STENCIL_KERNEL");
+    lab2b_rungs = ladder_rungs("solutions/02-stencil/LADDER", "CONV1D_KERNEL");
+    /* a handout tree has no ladder: one run, which says it skips */
+    int rungs =
+        lab2a_rungs + lab2b_rungs > 0 ? (int)(lab2a_rungs + lab2b_rungs) : 1;
     char why[256];
     if (!gpu_present(why, sizeof why))
-        return cl_suite_run(NULL, n + nl + LAB2A_RUNGS + LAB2B_RUNGS, why);
+        return cl_suite_run(NULL, n + nl + rungs, why);
     Suite *s = suite_create("gpu");
     TCase *c = tcase_create("gpu"), *cl = tcase_create("leftover"),
           *cr = tcase_create("rungs");
@@ -602,7 +609,7 @@ int main(int argc, char **argv)
     /* every rung of the references' ladders on shapes the grader's cases
      * leave out, a case of its own: CK_RUN_CASE=rungs runs it alone */
     tcase_set_timeout(cr, 120);
-    tcase_add_loop_test(cr, test_lab2_every_rung, 0, LAB2A_RUNGS + LAB2B_RUNGS);
+    tcase_add_loop_test(cr, test_lab2_every_rung, 0, rungs);
     suite_add_tcase(s, c);
     suite_add_tcase(s, cl);
     suite_add_tcase(s, cr);
