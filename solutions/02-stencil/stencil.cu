@@ -22,7 +22,7 @@
  *      thread asks for a whole tile and its halo, a ring of shared-memory
  *      stages keeps several tiles a block in flight without a register,
  *      an mbarrier a stage says when its bytes have landed
- * Part B ladder (CONV1D_KERNEL=N, default 7):
+ * Part B ladder (CONV1D_KERNEL=N, default 8):
  *   1  one output per thread from global memory
  *   2  a shared tile of each row with a K-1 halo on the left, the row's
  *      weights in shared memory, 4 outputs per thread
@@ -43,6 +43,10 @@
  *      and taps of a row, combined by Karatsuba's identity (Winograd's
  *      minimal filtering in one dimension), need 3K/4 multiply-adds an
  *      output instead of K
+ *   8  rung 7, and for 32 < K <= 128 the convolution theorem: overlap-save
+ *      with 256-point FFTs (16 x 16, two segments of 128 outputs a complex
+ *      transform), whose cost does not grow with K (rung 7 where its grid
+ *      would need more than 65535 chunks of rows)
  *
  * The window kernel serves both parts: the stencil is a centred window
  * and the causal convolution a window that ends at t. Widths between the
@@ -64,6 +68,30 @@ static int env_int(const char *name, int fallback, int lo, int hi)
     const char *v = getenv(name);
     int k = v ? atoi(v) : fallback;
     return k >= lo && k <= hi ? k : fallback;
+}
+
+/* how many blocks of kernel (threads each, smem bytes of dynamic shared
+ * memory, granted first) the device holds at once: its SMs times the
+ * blocks an SM takes (at most per_sm_cap of them where that is above 0).
+ * 0 where a query or the shared memory is refused, with the error cleared
+ * (none is left for the caller's launches) */
+template <class F>
+static int resident_blocks(F *kernel, int threads, size_t smem,
+                           int per_sm_cap = 0)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+            cudaSuccess ||
+        (smem > 0 && cudaFuncSetAttribute(
+                         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         (int)smem) != cudaSuccess) ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+                                                      smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return sms * (per_sm_cap > 0 && per_sm_cap < per_sm ? per_sm_cap : per_sm);
 }
 
 // ----------------------------------------------------------------------------
@@ -510,14 +538,9 @@ static void launch_stream(const float *in, const float *w, float *out,
                : env_int("STENCIL_KERNEL_HINTS", 1, INT_MIN, INT_MAX)
                    ? stream_window<L, RR, true, false>
                    : stream_window<L, RR, false, false>;
-        int dev = 0, sms = 0, per_sm = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
-                cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, kern, S_THREADS, 0) != cudaSuccess)
-            sms = 80, per_sm = PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS;
-        blocks_max = sms * (per_sm > 0 ? per_sm : 1);
+        blocks_max = resident_blocks(kern, S_THREADS, 0);
+        if (blocks_max == 0) /* unknown: a guess that fills most GPUs */
+            blocks_max = 80 * (PIPE ? S_PIPE_MIN_BLOCKS : S_MIN_BLOCKS);
         if (env_int("STENCIL_KERNEL_GRID", 0, INT_MIN, INT_MAX) == 1)
             blocks_max = 1 << 30;
     }
@@ -689,23 +712,13 @@ static int launch_tma(const float *in, const float *w, float *out, int n,
             hl = T_HALO_DEFAULT;
         size_t smem =
             (size_t)stages * (groups * T_GROUP + 2 * hl) * sizeof(float);
-        int dev = 0, major = 0, sms = 0, per_sm = 0;
-        blocks_max = 0;
+        int dev = 0, major = 0;
+        blocks_max = 0; /* no TMA before sm_90, or refused: rung 6 */
         if (cudaGetDevice(&dev) == cudaSuccess &&
             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
                                    dev) == cudaSuccess &&
-            major >= 9 &&
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ==
-                cudaSuccess &&
-            cudaFuncSetAttribute(stencil_tma<R>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)smem) == cudaSuccess &&
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, stencil_tma<R>, T_THREADS, smem) == cudaSuccess &&
-            per_sm >= 1)
-            blocks_max = sms * (bps > 0 && bps < per_sm ? bps : per_sm);
-        else if (major >= 9)
-            (void)cudaGetLastError(); /* a refused attribute: rung 6 */
+            major >= 9)
+            blocks_max = resident_blocks(stencil_tma<R>, T_THREADS, smem, bps);
     }
     if (blocks_max == 0)
         return 0;
@@ -1003,15 +1016,9 @@ static int launch_stream_rb(const float *x, const float *w, float *y, int B,
     if ((uintptr_t)x % 16 != 0 || (uintptr_t)y % 16 != 0 || T % 4 != 0)
         return 0;
     if (blocks_max == 0) {
-        int dev = 0, sms = 0, per_sm = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
-                cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, conv_stream_rb<KC>, PS_THREADS, 0) != cudaSuccess ||
-            per_sm < 1)
+        blocks_max = resident_blocks(conv_stream_rb<KC>, PS_THREADS, 0);
+        if (blocks_max == 0)
             return 0;
-        blocks_max = sms * per_sm;
     }
     long long tiles = (long long)B * C * ((T + PS_TILE - 1) / PS_TILE);
     long long blocks = tiles < blocks_max ? tiles : blocks_max;
@@ -1224,24 +1231,8 @@ static int launch_fastfir(const float *x, const float *w, float *y, int B,
     constexpr size_t smem = ff_layout<KC>::floats * sizeof(float);
     if ((uintptr_t)x % 16 != 0 || (uintptr_t)y % 16 != 0 || T % 4 != 0)
         return 0;
-    if (blocks_max < 0) {
-        int dev = 0, sms = 0, per_sm = 0;
-        blocks_max = 0;
-        if (cudaGetDevice(&dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ==
-                cudaSuccess) {
-            if (cudaFuncSetAttribute(
-                    conv_fastfir<KC>,
-                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                    (int)smem) != cudaSuccess)
-                (void)cudaGetLastError(); /* refused: rung 6 */
-            else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                         &per_sm, conv_fastfir<KC>, FF_THREADS, smem) ==
-                         cudaSuccess &&
-                     per_sm >= 1)
-                blocks_max = sms * per_sm;
-        }
-    }
+    if (blocks_max < 0) /* 0 where the shared memory is refused: rung 6 */
+        blocks_max = resident_blocks(conv_fastfir<KC>, FF_THREADS, smem);
     if (blocks_max == 0)
         return 0;
     long long tiles = (long long)B * C * ((T + FF_TILE - 1) / FF_TILE);
@@ -1373,17 +1364,21 @@ template <bool INV> __device__ __forceinline__ void fft16(float2 *v)
         v[k] = t[k];
 }
 
-/* lane l of a group of 16: v[a] = z[16 a + l] in, v[k2] = Z[l + 16 k2]
- * out (Z the 256-point transform of z). tw[l * FT_LD + m] = W^(l m), W =
+/* lane l of a group of 16. Forward: v[a] = z[16 a + l] in, v[k2] =
+ * Z[l + 16 k2] out (Z the 256-point transform of z). INV, the inverse
+ * (unscaled): v[k2] = Z[l + 16 k2] in, v[a] = 256 z[16 a + l] out: the
+ * same steps with conjugate twiddles. tw[l * FT_LD + m] = W^(l m), W =
  * e^(-2 pi i / 256); buf is the group's 16 x FT_LD buffer; mask the
  * group's lanes */
-__device__ __forceinline__ void fft256_fwd(float2 *v, const float2 *tw,
-                                           float2 *buf, int l, unsigned mask)
+template <bool INV>
+__device__ __forceinline__ void fft256(float2 *v, const float2 *tw, float2 *buf,
+                                       int l, unsigned mask)
 {
-    fft16<false>(v); /* over a: v[k1] = Y_l[k1] */
+    fft16<INV>(v); /* over the first index: v[k1] = Y_l[k1] */
 #pragma unroll
     for (int k1 = 1; k1 < 16; k1++)
-        v[k1] = c_mul(v[k1], tw[l * FT_LD + k1]);
+        v[k1] = INV ? c_mulc(v[k1], tw[l * FT_LD + k1])
+                    : c_mul(v[k1], tw[l * FT_LD + k1]);
     __syncwarp(mask); /* the buffer's last readers are done */
 #pragma unroll
     for (int k1 = 0; k1 < 16; k1++)
@@ -1392,27 +1387,7 @@ __device__ __forceinline__ void fft256_fwd(float2 *v, const float2 *tw,
 #pragma unroll
     for (int b = 0; b < 16; b++) /* Y_b[l] */
         v[b] = buf[l * FT_LD + b];
-    fft16<false>(v); /* over b: v[k2] = Z[l + 16 k2] */
-}
-
-/* the inverse (unscaled): v[k2] = Z[l + 16 k2] in, v[a] = 256 z[16 a + l]
- * out */
-__device__ __forceinline__ void fft256_inv(float2 *v, const float2 *tw,
-                                           float2 *buf, int l, unsigned mask)
-{
-    fft16<true>(v); /* over k2: v[b] = V_l[b] */
-#pragma unroll
-    for (int b = 1; b < 16; b++)
-        v[b] = c_mulc(v[b], tw[l * FT_LD + b]);
-    __syncwarp(mask);
-#pragma unroll
-    for (int b = 0; b < 16; b++)
-        buf[b * FT_LD + l] = v[b];
-    __syncwarp(mask);
-#pragma unroll
-    for (int k1 = 0; k1 < 16; k1++) /* V_k1[l] */
-        v[k1] = buf[l * FT_LD + k1];
-    fft16<true>(v); /* over k1: v[a] */
+    fft16<INV>(v); /* over the second: v[k2] = Z[l + 16 k2] (INV: v[a]) */
 }
 
 /* rows b C + c of channel c = blockIdx.x, b = FT_ROWS blockIdx.y .. (at
@@ -1444,7 +1419,7 @@ __global__ void __launch_bounds__(FT_THREADS)
             int j = 16 * a + l;
             v[a] = make_float2(j < K ? wc[K - 1 - j] : 0.0f, 0.0f);
         }
-        fft256_fwd(v, tw, buf, l, mask);
+        fft256<false>(v, tw, buf, l, mask);
 #pragma unroll
         for (int k2 = 0; k2 < 16; k2++)
             hs[l * FT_LD + k2] =
@@ -1466,16 +1441,14 @@ __global__ void __launch_bounds__(FT_THREADS)
 #pragma unroll
             for (int a = 0; a < 8; a++)
                 lo[a] = hi[8 + a];
-        } else if (p > 0) { /* 256 p < T */
+        } else if (p > 0) { /* 128 <= 256 p - 128 + 16 a + l < 256 p < T */
 #pragma unroll
             for (int a = 0; a < 8; a++)
                 lo[a] = __ldcs(xr - 128 + 16 * a);
-        } else {
+        } else { /* p = 0: x[16 a + l - 128], all before the row */
 #pragma unroll
-            for (int a = 0; a < 8; a++) {
-                int t = 256 * p - 128 + 16 * a + l;
-                lo[a] = t >= 0 && t < T ? __ldcs(xr - 128 + 16 * a) : 0.0f;
-            }
+            for (int a = 0; a < 8; a++)
+                lo[a] = 0.0f;
         }
         if (256 * p + 256 <= T) { /* the whole pair inside the row */
 #pragma unroll
@@ -1497,11 +1470,11 @@ __global__ void __launch_bounds__(FT_THREADS)
         int r = it / pairs, p = it - r * pairs;
         if (it + 1 < last)
             load(it + 1, p + 1 < pairs);
-        fft256_fwd(v, tw, buf, l, mask);
+        fft256<false>(v, tw, buf, l, mask);
 #pragma unroll
         for (int k2 = 0; k2 < 16; k2++)
             v[k2] = c_mul(v[k2], hs[l * FT_LD + k2]);
-        fft256_inv(v, tw, buf, l, mask);
+        fft256<true>(v, tw, buf, l, mask);
         float *yr = y + ((long long)(b0 + r) * C + c) * T + 256 * p + l;
         if (256 * p + 256 <= T) {
 #pragma unroll
