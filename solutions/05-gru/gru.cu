@@ -17,7 +17,10 @@
  *      Each step's inputs come from L2 by cp.async, 32 batch rows at a
  *      time; a thread's sums cover 8 of them, so each weight read from
  *      shared memory serves eight products, and the products are stored
- *      over the input rows they came from, so that 32 rows fit on chip
+ *      over the input rows they came from, so that 32 rows fit on chip.
+ *      Batches of 2 to 8 have a lane take a k slice and all 8 rows, so each
+ *      weight is read from shared memory once a step, and spread the
+ *      lane's 48 sums over the warp by halving (48 shuffles, not 240)
  *   4  persistent without grid barriers: every hidden value is written as
  *      a 64-bit word that carries a tag new on every call, so a block that
  *      needs h_(t-1) polls exactly the words it reads, and one trip to L2
@@ -462,6 +465,53 @@ __device__ void load_rows(float *dst, const float *src, int nb, int H, int Kp,
     }
 }
 
+/* how many of N partial sums a lane still holds after warp_spread, and the
+ * lane bits over which the rest were added whole (see warp_spread) */
+__host__ __device__ constexpr int spread_n(int n, int o)
+{
+    return o == 0       ? n
+           : n % 2 == 0 ? spread_n(n / 2, o / 2)
+                        : spread_n(n, o / 2);
+}
+__host__ __device__ constexpr int spread_whole(int n, int o)
+{
+    return o == 0       ? 0
+           : n % 2 == 0 ? spread_whole(n / 2, o / 2)
+                        : o | spread_whole(n, o / 2);
+}
+
+/* the sums over a warp's 32 lanes of each of N values a lane holds, in
+ * fewer shuffles than N reductions: while N is even, a lane keeps the half
+ * of its values that its lane bit O selects and adds its partner's copy of
+ * that half (N / 2 shuffles a step, not N); what is left once N is odd is
+ * added whole. Afterwards v[0 .. spread_n(N, O)) hold the sums of values
+ * base .. base + spread_n(N, O) - 1, identical in every lane that differs
+ * only in the bits of spread_whole(N, O) */
+template <int N, int O>
+__device__ __forceinline__ void warp_spread(float *v, int lane, int &base)
+{
+    if constexpr (O > 0) {
+        if constexpr (N % 2 == 0) {
+            constexpr int h = N / 2;
+            const bool up = lane & O;
+#pragma unroll
+            for (int i = 0; i < h; i++) {
+                float send = up ? v[i] : v[i + h];
+                float keep = up ? v[i + h] : v[i];
+                v[i] = keep + __shfl_xor_sync(0xffffffffu, send, O);
+            }
+            if (up)
+                base += h;
+            warp_spread<h, O / 2>(v, lane, base);
+        } else {
+#pragma unroll
+            for (int i = 0; i < N; i++)
+                v[i] += __shfl_xor_sync(0xffffffffu, v[i], O);
+            warp_spread<N, O / 2>(v, lane, base);
+        }
+    }
+}
+
 /* S[row][b] = W[row] . X[m][b] for the RW rows of this warp. Lanes split
  * the reduction (KQ lanes, float4 steps) and the batch (32 / KQ groups of
  * BT columns); each thread keeps RW x BT sums in registers */
@@ -497,29 +547,44 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
             }
         }
     }
-#pragma unroll
-    for (int r = 0; r < RW; r++)
-#pragma unroll
-        for (int c = 0; c < BT; c++)
-#pragma unroll
-            for (int off = KQ / 2; off > 0; off >>= 1)
-                acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
     /* S lives where the layer's input rows were: every warp must be done
-     * reading them first */
-    __syncthreads();
-    if (kq == 0)
+     * reading them before any writes */
+    if constexpr (KQ == 32) {
+        /* the whole warp reduces one row set: spread the sums over the
+         * lanes instead of reducing each in every lane */
+        constexpr int N = RW * BT, NF = spread_n(N, 16);
+        float *v = &acc[0][0];
+        int base = 0;
+        warp_spread<N, 16>(v, lane, base);
+        __syncthreads();
+        if ((lane & spread_whole(N, 16)) == 0)
+#pragma unroll
+            for (int i = 0; i < NF; i++)
+                S[(row0 + (base + i) / BT) * BC + (base + i) % BT] = v[i];
+    } else {
 #pragma unroll
         for (int r = 0; r < RW; r++)
 #pragma unroll
             for (int c = 0; c < BT; c++)
-                S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
+#pragma unroll
+                for (int off = KQ / 2; off > 0; off >>= 1)
+                    acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+        __syncthreads();
+        if (kq == 0)
+#pragma unroll
+            for (int r = 0; r < RW; r++)
+#pragma unroll
+                for (int c = 0; c < BT; c++)
+                    S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
+    }
 }
 
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
- * batch of one, (8, 2) for chunks of 8 rows, (8, 8) for chunks of 32 ((8, 6)
+ * batch of one, (32, 8) for up to 8 rows, (8, 8) for chunks of 32 ((8, 6)
  * where shared memory is smaller):
  * more columns per thread reuse each weight loaded from shared memory
- * more often, which is what limits the larger batches */
+ * more often, which is what limits the larger batches; at (32, 8) every
+ * weight is read from shared memory once a step */
 template <int KQ, int BT>
 __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
 {
@@ -752,8 +817,8 @@ static int forward_persistent(const float *x, const float *h0, float *y,
         return 0;
     if (B == 1)
         return launch_persistent<32, 1>(&a, s);
-    if (B <= 8)
-        return launch_persistent<8, 2>(&a, s);
+    if (B <= 8) /* a lane a k slice, all 8 columns: each weight read once */
+        return launch_persistent<32, 8>(&a, s);
     return launch_persistent<8, 8>(&a, s) || launch_persistent<8, 6>(&a, s) ||
            launch_persistent<8, 2>(&a, s);
 }
