@@ -18,9 +18,13 @@
  *      time; a thread's sums cover 8 of them, so each weight read from
  *      shared memory serves eight products, and the products are stored
  *      over the input rows they came from, so that 32 rows fit on chip.
- *      Batches of 2 to 8 have a lane take a k slice and all 8 rows, so each
- *      weight is read from shared memory once a step, and spread the
- *      lane's 48 sums over the warp by halving (48 shuffles, not 240)
+ *      Batches of 2 to 8 run split_kernel: no GEMM, and only W_hh on the
+ *      critical path. Half of each block's warps run the recurrence while
+ *      the other half multiply the layer's input at t + 1 by W_ih, and the
+ *      layers advance as a wavefront of stride 2 (layer l at time s - 2l),
+ *      so that the input of every layer is ready a step early. A lane
+ *      takes a k slice and all 8 rows, so each weight is read from shared
+ *      memory once a step, and spreads its sums over the warp by halving
  *   4  persistent without grid barriers: every hidden value is written as
  *      a 64-bit word that carries a tag new on every call, so a block that
  *      needs h_(t-1) polls exactly the words it reads, and one trip to L2
@@ -365,35 +369,43 @@ static int forward_blas(const float *x, const float *h0, float *y, float *h_n,
 #define PK_MAX_BATCH 128 /* larger batches run rung 2 */
 
 struct pk_args {
-    int T, B, H, L;
+    int T, B, I, H, L;
     int Kp;               /* H rounded up to 128: rows padded with zeros */
+    int Ki;               /* I rounded up to 128 (split_kernel: at most Kp) */
     int blocks_per_layer; /* ceil(H / PK_U) */
+    const float *x;       /* (T, B, I) (split_kernel) */
     const float *g0;      /* (T, B, 3H): x * W_ih0^T, no bias */
     const float *h0;      /* (L, B, H) */
     float *y, *mid, *hn;
     unsigned *bar;
-    int vec; /* 16-byte loads of hidden rows are safe */
+    int vec;  /* 16-byte loads of hidden rows are safe */
+    int xvec; /* and of x's rows */
     const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
     const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
 };
 
-/* every block arrives, then waits until all have: the counter only grows,
- * so the target of step s is (s + 1) * blocks and no reset is needed
- * within a launch */
+/* one thread's part of a grid barrier, once its block's writes are done
+ * (a block barrier before it): make them visible, arrive, and wait until
+ * every block has. The counter only grows, so the target of step s is
+ * (s + 1) * blocks and no reset is needed within a launch */
+__device__ __forceinline__ void grid_arrive_wait(unsigned *bar, unsigned target)
+{
+    __threadfence();
+    atomicAdd(bar, 1u);
+    unsigned v;
+    do {
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                     : "=r"(v)
+                     : "l"(bar)
+                     : "memory");
+    } while (v < target);
+}
+
 __device__ __forceinline__ void grid_barrier(unsigned *bar, unsigned target)
 {
     __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(bar, 1u);
-        unsigned v;
-        do {
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                         : "=r"(v)
-                         : "l"(bar)
-                         : "memory");
-        } while (v < target);
-    }
+    if (threadIdx.x == 0)
+        grid_arrive_wait(bar, target);
     __syncthreads();
 }
 
@@ -433,13 +445,13 @@ __device__ __forceinline__ void cp_async_wait(void)
 #endif
 }
 
-template <int BC>
+template <int BC, int NT = PK_THREADS>
 __device__ void load_rows(float *dst, const float *src, int nb, int H, int Kp,
-                          int vec)
+                          int vec, int tid)
 {
     if (vec) {
         int q = Kp / 4;
-        for (int i = threadIdx.x; i < BC * q; i += PK_THREADS) {
+        for (int i = tid; i < BC * q; i += NT) {
             int b = i / q, k = (i % q) * 4;
             int ok = b < nb && k < H;
             /* a zero-byte source fills the padding with zeros */
@@ -448,19 +460,19 @@ __device__ void load_rows(float *dst, const float *src, int nb, int H, int Kp,
         }
     } else {
         constexpr int PER = 8; /* loads in flight per thread */
-        for (int i0 = threadIdx.x; i0 < BC * Kp; i0 += PK_THREADS * PER) {
+        for (int i0 = tid; i0 < BC * Kp; i0 += NT * PER) {
             float v[PER];
 #pragma unroll
             for (int u = 0; u < PER; u++) {
-                int i = i0 + u * PK_THREADS, b = i / Kp, k = i % Kp;
+                int i = i0 + u * NT, b = i / Kp, k = i % Kp;
                 v[u] = i < BC * Kp && b < nb && k < H
                            ? __ldcg(src + (size_t)b * H + k)
                            : 0.f;
             }
 #pragma unroll
             for (int u = 0; u < PER; u++)
-                if (i0 + u * PK_THREADS < BC * Kp)
-                    dst[i0 + u * PK_THREADS] = v[u];
+                if (i0 + u * NT < BC * Kp)
+                    dst[i0 + u * NT] = v[u];
         }
     }
 }
@@ -512,25 +524,26 @@ __device__ __forceinline__ void warp_spread(float *v, int lane, int &base)
     }
 }
 
-/* S[row][b] = W[row] . X[m][b] for the RW rows of this warp. Lanes split
- * the reduction (KQ lanes, float4 steps) and the batch (32 / KQ groups of
- * BT columns); each thread keeps RW x BT sums in registers */
-template <int RW, int KQ, int BT>
-__device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
+/* S[row][b] = W[row] . Xm[b] for the RW rows of this warp from row0 on,
+ * over the first Kend of Kp columns (a multiple of KQ x 4). Lanes split the
+ * reduction (KQ lanes, float4 steps) and the batch (32 / KQ groups of BT
+ * columns); each thread keeps RW x BT sums in registers. SYNC: S overlaps
+ * what the block's warps read, so all must be done reading before any
+ * writes (a __syncthreads); without it, S is the warp's own */
+template <int RW, int KQ, int BT, bool SYNC>
+__device__ void rows_matvec(const float *W, const float *Xm, float *S, int Kp,
+                            int Kend, int row0)
 {
     constexpr int BC = 32 / KQ * BT;
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int lane = threadIdx.x % 32;
     int kq = lane % KQ, bq = lane / KQ;
-    int row0 = warp * RW;
-    /* rows [0, 3U) multiply the hidden state, [3U, 6U) the layer's input */
-    const float *Xm = X + (row0 / (3 * PK_U)) * BC * Kp;
     float acc[RW][BT];
 #pragma unroll
     for (int r = 0; r < RW; r++)
 #pragma unroll
         for (int c = 0; c < BT; c++)
             acc[r][c] = 0.f;
-    for (int k = kq * 4; k < Kp; k += KQ * 4) {
+    for (int k = kq * 4; k < Kend; k += KQ * 4) {
         float4 xv[BT];
 #pragma unroll
         for (int c = 0; c < BT; c++)
@@ -547,8 +560,6 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
             }
         }
     }
-    /* S lives where the layer's input rows were: every warp must be done
-     * reading them before any writes */
     if constexpr (KQ == 32) {
         /* the whole warp reduces one row set: spread the sums over the
          * lanes instead of reducing each in every lane */
@@ -556,7 +567,8 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
         float *v = &acc[0][0];
         int base = 0;
         warp_spread<N, 16>(v, lane, base);
-        __syncthreads();
+        if constexpr (SYNC)
+            __syncthreads();
         if ((lane & spread_whole(N, 16)) == 0)
 #pragma unroll
             for (int i = 0; i < NF; i++)
@@ -569,7 +581,8 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
 #pragma unroll
                 for (int off = KQ / 2; off > 0; off >>= 1)
                     acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
-        __syncthreads();
+        if constexpr (SYNC)
+            __syncthreads();
         if (kq == 0)
 #pragma unroll
             for (int r = 0; r < RW; r++)
@@ -577,6 +590,18 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
                 for (int c = 0; c < BT; c++)
                     S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
     }
+}
+
+/* rung 3's products: warp w takes rows [w RW, (w + 1) RW); rows [0, 3U)
+ * multiply the hidden state (X's first half), [3U, 6U) the layer's input
+ * (its second). S lives where the input rows were */
+template <int RW, int KQ, int BT>
+__device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
+{
+    constexpr int BC = 32 / KQ * BT;
+    int row0 = threadIdx.x / 32 * RW;
+    rows_matvec<RW, KQ, BT, true>(W, X + (row0 / (3 * PK_U)) * BC * Kp, S, Kp,
+                                  Kp, row0);
 }
 
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
@@ -640,10 +665,11 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                     pre[1] = __ldg(g + H);
                     pre[2] = __ldg(g + 2 * H);
                 }
-                load_rows<BC>(X, hp + (size_t)b0 * H, nb, H, Kp, a.vec);
+                load_rows<BC>(X, hp + (size_t)b0 * H, nb, H, Kp, a.vec,
+                              threadIdx.x);
                 if (l > 0)
                     load_rows<BC>(X + BC * Kp, in + ((size_t)t * B + b0) * H,
-                                  nb, H, Kp, a.vec);
+                                  nb, H, Kp, a.vec, threadIdx.x);
                 cp_async_commit();
                 cp_async_wait();
                 __syncthreads();
@@ -687,6 +713,122 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
         if (s < T + L - 2)
             grid_barrier(a.bar, (unsigned)(s + 1) * gridDim.x);
     }
+}
+
+/* bar.sync on a named barrier of @p n threads (id 0 is __syncthreads) */
+__device__ __forceinline__ void named_sync(int id, int n)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
+}
+
+/* Rung 3 for batches of 2 to 8: two warp groups a block, and only W_hh on
+ * the critical path. Warps 0 to 7 run the recurrence: h_(t-1) from L2,
+ * its products with the block's 3U rows of W_hh, the gates, the grid
+ * barrier. Warps 8 to 15 meanwhile multiply the layer's input at t + 1 by
+ * the block's 3U rows of W_ih into one of two product buffers, which the
+ * gates read a step later: layer 0's x from the start, and every layer
+ * above's input a step early, because the layers advance as a wavefront
+ * of stride 2 (layer l computes time s - 2l at global step s, T + 2(L - 1)
+ * steps), so layer l - 1's h_(t+1) is done by the barrier before step s.
+ * No GEMM before the kernel. Shared memory: the 6U rows ([m][g][u], m = 0
+ * W_hh, 1 W_ih, Kp columns), h and the input (8 x Kp each), three product
+ * buffers of 6U x 8 (the hidden products in the first, rows [0, 3U); the
+ * input products of even and odd t in the others, rows [3U, 6U)), biases */
+#define SK_THREADS (2 * PK_THREADS)
+__global__ void __launch_bounds__(SK_THREADS, 1) split_kernel(pk_args a)
+{
+    constexpr int U = PK_U, BC = 8, NW = PK_THREADS / 32, RW = 3 * U / NW;
+    static_assert(RW * NW == 3 * U, "rows must split evenly over the warps");
+    extern __shared__ float4 smem4[];
+    const int H = a.H, Kp = a.Kp, B = a.B, T = a.T, L = a.L;
+    const int l = blockIdx.x / a.blocks_per_layer;
+    const int j0 = (blockIdx.x % a.blocks_per_layer) * U;
+    const int nu = min(U, H - j0), in_len = l ? H : a.I;
+    float *W = (float *)smem4;        /* 6U x Kp */
+    float *Xh = W + 6 * U * Kp;       /* BC x Kp: h_(t-1) */
+    float *Xi = Xh + BC * Kp;         /* BC x Kp: the input at t + 1 */
+    float *S = Xi + BC * Kp;          /* 3 x 6U x BC */
+    float *bias = S + 3 * 6 * U * BC; /* [m][g][u]: b_hh, b_ih */
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const bool rec = warp < NW;               /* else the input half */
+    const int tid = threadIdx.x % PK_THREADS; /* within the group */
+
+    for (int row = warp; row < 6 * U; row += 2 * NW) {
+        int m = row / (3 * U), g = row / U % 3, u = row % U, n = m ? in_len : H;
+        const float *src =
+            (m ? a.w_ih[l] : a.w_hh[l]) + (size_t)(g * H + j0 + u) * n;
+        for (int k = lane; k < Kp; k += 32)
+            W[row * Kp + k] = u < nu && k < n ? __ldg(src + k) : 0.f;
+    }
+    for (int i = threadIdx.x; i < 6 * U; i += SK_THREADS) {
+        int m = i / (3 * U), g = i / U % 3, u = i % U;
+        const float *src = m ? a.b_ih[l] : a.b_hh[l];
+        bias[i] = u < nu ? __ldg(src + g * H + j0 + u) : 0.f;
+    }
+    __syncthreads();
+
+    float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
+    const float *in = l ? a.mid + (size_t)(l - 1) * T * B * H : a.x;
+    /* the input half of step t, by warps NW to 2 NW - 1 (rows 3U to 6U) */
+    auto project = [&](int t) {
+        load_rows<BC>(Xi, in + (size_t)t * B * in_len, B, in_len, Kp,
+                      l ? a.vec : a.xvec, tid);
+        cp_async_commit();
+        cp_async_wait();
+        named_sync(2, PK_THREADS);
+        rows_matvec<RW, 32, 8, false>(W, Xi, S + (1 + t % 2) * 6 * U * BC, Kp,
+                                      l ? Kp : a.Ki, warp * RW);
+    };
+    if (l == 0 && !rec)
+        project(0);
+
+    const int steps = T + 2 * (L - 1);
+    for (int s = 0; s < steps; s++) {
+        const int t = s - 2 * l;
+        /* the barrier of step s - 1 is passed (thread 0 waited for it), and
+         * the input products of t are in S[1 + t % 2] */
+        __syncthreads();
+        if (!rec) {
+            if (t + 1 >= 0 && t + 1 < T) /* (layer 0's x_0: before) */
+                project(t + 1);
+            continue;
+        }
+        if (t >= 0 && t < T) {
+            const float *hp =
+                t ? out + (size_t)(t - 1) * B * H : a.h0 + (size_t)l * B * H;
+            load_rows<BC>(Xh, hp, B, H, Kp, a.vec, tid);
+            cp_async_commit();
+            cp_async_wait();
+            named_sync(1, PK_THREADS);
+            rows_matvec<RW, 32, 8, false>(W, Xh, S, Kp, Kp, warp * RW);
+            named_sync(1, PK_THREADS);
+            const float *Si = S + (1 + t % 2) * 6 * U * BC;
+            for (int i = tid; i < nu * B; i += PK_THREADS) {
+                int u = i % nu, b = i / nu, j = j0 + u;
+                float hr = S[(0 * U + u) * BC + b] + bias[0 * U + u];
+                float hz = S[(1 * U + u) * BC + b] + bias[1 * U + u];
+                float hn = S[(2 * U + u) * BC + b] + bias[2 * U + u];
+                float ir = Si[(3 * U + u) * BC + b] + bias[3 * U + u];
+                float iz = Si[(4 * U + u) * BC + b] + bias[4 * U + u];
+                float in_ = Si[(5 * U + u) * BC + b] + bias[5 * U + u];
+                float v = gru_gates(ir, iz, in_, hr, hz, hn, Xh[b * Kp + j]);
+                out[((size_t)t * B + b) * H + j] = v;
+                if (t == T - 1)
+                    a.hn[((size_t)l * B + b) * H + j] = v;
+            }
+        }
+        if (s < steps - 1) {
+            named_sync(1, PK_THREADS);
+            if (threadIdx.x == 0) /* the others wait at the next step */
+                grid_arrive_wait(a.bar, (unsigned)(s + 1) * gridDim.x);
+        }
+    }
+}
+
+static size_t sk_smem(int Kp)
+{
+    return ((size_t)6 * PK_U * Kp + 2 * 8 * Kp + 3 * 6 * PK_U * 8 + 6 * PK_U) *
+           sizeof(float);
 }
 
 static size_t pk_smem(int BC, int Kp, int L)
@@ -777,6 +919,25 @@ static int launch_persistent(pk_args *a, cudaStream_t s)
     return 1;
 }
 
+/* launch the split kernel if it fits: 0 (nothing enqueued) when not */
+static int launch_split(pk_args *a, cudaStream_t s)
+{
+    static struct coop_cache c = {-1, 0, 0};
+    const void *kernel = (const void *)split_kernel;
+    int grid = a->L * a->blocks_per_layer;
+    if (a->B < 2 || a->B > 8 || a->Ki > a->Kp ||
+        !coop_fits(&c, kernel, grid, SK_THREADS, sk_smem(a->Kp)))
+        return 0;
+    void *args[] = {a};
+    if (cudaMemsetAsync(a->bar, 0, sizeof(unsigned), s) != cudaSuccess ||
+        cudaLaunchCooperativeKernel(kernel, grid, SK_THREADS, args,
+                                    sk_smem(a->Kp), s) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
 static int forward_persistent(const float *x, const float *h0, float *y,
                               float *h_n, const struct gru_weights *layers,
                               int T, int B, int I, int H, int L,
@@ -790,10 +951,13 @@ static int forward_persistent(const float *x, const float *h0, float *y,
     pk_args a;
     a.T = T;
     a.B = B;
+    a.I = I;
     a.H = H;
     a.L = L;
     a.Kp = (H + 127) / 128 * 128;
+    a.Ki = (I + 127) / 128 * 128;
     a.blocks_per_layer = (H + PK_U - 1) / PK_U;
+    a.x = x;
     a.g0 = w->g;
     a.h0 = h0;
     a.y = y;
@@ -802,12 +966,16 @@ static int forward_persistent(const float *x, const float *h0, float *y,
     a.bar = w->bar;
     a.vec = H % 4 == 0 && ((uintptr_t)h0 % 16) == 0 &&
             ((uintptr_t)y % 16) == 0 && ((uintptr_t)w->mid % 16) == 0;
+    a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
     for (int l = 0; l < L; l++) {
         a.w_ih[l] = layers[l].w_ih;
         a.w_hh[l] = layers[l].w_hh;
         a.b_ih[l] = layers[l].b_ih;
         a.b_hh[l] = layers[l].b_hh;
     }
+    /* batches of 2 to 8: the input half off the critical path */
+    if (launch_split(&a, s))
+        return 1;
     cublasHandle_t h = blas_handle();
     int ok;
     if (!h)
