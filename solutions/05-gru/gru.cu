@@ -414,7 +414,10 @@ __device__ __forceinline__ void grid_barrier(unsigned *bar, unsigned target)
  * Every load is issued before any is waited for: one round trip to L2 per
  * step, not one per element a thread copies. Rows of 16-byte multiples go
  * by cp.async (L2 only, straight into shared memory); the caller waits
- * with cp_async_wait() and a __syncthreads(). */
+ * with cp_async_wait() and a __syncthreads() (or its group's named
+ * barrier). Never __ldg or cp.async.ca here: the L1 may hold a line of
+ * the previous step. NT threads take part, tid the caller's index among
+ * them. */
 __device__ __forceinline__ void cp_async16(float *dst, const float *src,
                                            int bytes)
 {
@@ -529,7 +532,9 @@ __device__ __forceinline__ void warp_spread(float *v, int lane, int &base)
  * reduction (KQ lanes, float4 steps) and the batch (32 / KQ groups of BT
  * columns); each thread keeps RW x BT sums in registers. SYNC: S overlaps
  * what the block's warps read, so all must be done reading before any
- * writes (a __syncthreads); without it, S is the warp's own */
+ * writes (a __syncthreads: never inside split_kernel, whose two warp
+ * groups would then deadlock, each at its own barrier); without it, S is
+ * the warp's own */
 template <int RW, int KQ, int BT, bool SYNC>
 __device__ void rows_matvec(const float *W, const float *Xm, float *S, int Kp,
                             int Kend, int row0)
@@ -729,7 +734,8 @@ __device__ __forceinline__ void named_sync(int id, int n)
  * gates read a step later: layer 0's x from the start, and every layer
  * above's input a step early, because the layers advance as a wavefront
  * of stride 2 (layer l computes time s - 2l at global step s, T + 2(L - 1)
- * steps), so layer l - 1's h_(t+1) is done by the barrier before step s.
+ * steps), so layer l - 1's h_(t+1) is done by the barrier before step s
+ * (with a stride of 1 it would be written during step s: a race).
  * No GEMM before the kernel. Shared memory: the 6U rows ([m][g][u], m = 0
  * W_hh, 1 W_ih, Kp columns), h and the input (8 x Kp each), three product
  * buffers of 6U x 8 (the hidden products in the first, rows [0, 3U); the
