@@ -609,6 +609,32 @@ __device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
                                   Kp, row0);
 }
 
+/* a block's rows of layer l's weights into shared memory, by @p nt
+ * threads: W's rows [0, 3U) are W_hh's, [3U, rows) W_ih's (rows of
+ * @p in_len), [m][g][u] for the units j0 .. j0 + nu - 1 (U a block, the
+ * rest zero), Kp columns, zero past each row's end; and the 6U biases,
+ * b_hh's then b_ih's */
+__device__ void load_block_weights(const pk_args &a, int l, int j0, int nu,
+                                   int rows, int in_len, float *W, float *bias,
+                                   int nt)
+{
+    constexpr int U = PK_U;
+    const int H = a.H, Kp = a.Kp;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int row = warp; row < rows; row += nt / 32) {
+        int m = row / (3 * U), g = row / U % 3, u = row % U, n = m ? in_len : H;
+        const float *src =
+            (m ? a.w_ih[l] : a.w_hh[l]) + (size_t)(g * H + j0 + u) * n;
+        for (int k = lane; k < Kp; k += 32)
+            W[row * Kp + k] = u < nu && k < n ? __ldg(src + k) : 0.f;
+    }
+    for (int i = threadIdx.x; i < 6 * U; i += nt) {
+        int m = i / (3 * U), g = i / U % 3, u = i % U;
+        const float *src = m ? a.b_ih[l] : a.b_hh[l];
+        bias[i] = u < nu ? __ldg(src + g * H + j0 + u) : 0.f;
+    }
+}
+
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
  * batch of one, (32, 8) for up to 8 rows, (8, 8) for chunks of 32 ((8, 6)
  * where shared memory is smaller):
@@ -632,21 +658,9 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
      * gates still need the hidden rows) */
     float *S = X + BC * Kp;
     float *bias = X + 2 * BC * Kp; /* [m][g][u]: b_hh, b_ih */
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
     /* this block's rows of W_hh (and W_ih above layer 0), once */
-    for (int row = warp; row < rows; row += PK_THREADS / 32) {
-        int m = row / (3 * U), g = row / U % 3, u = row % U;
-        const float *src =
-            (m ? a.w_ih[l] : a.w_hh[l]) + (size_t)(g * H + j0 + u) * H;
-        for (int k = lane; k < Kp; k += 32)
-            W[row * Kp + k] = u < nu && k < H ? __ldg(src + k) : 0.f;
-    }
-    for (int i = threadIdx.x; i < 6 * U; i += PK_THREADS) {
-        int m = i / (3 * U), g = i / U % 3, u = i % U;
-        const float *src = m ? a.b_ih[l] : a.b_hh[l];
-        bias[i] = u < nu ? __ldg(src + g * H + j0 + u) : 0.f;
-    }
+    load_block_weights(a, l, j0, nu, rows, H, W, bias, PK_THREADS);
     __syncthreads();
 
     float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
@@ -755,22 +769,11 @@ __global__ void __launch_bounds__(SK_THREADS, 1) split_kernel(pk_args a)
     float *Xi = Xh + BC * Kp;         /* BC x Kp: the input at t + 1 */
     float *S = Xi + BC * Kp;          /* 3 x 6U x BC */
     float *bias = S + 3 * 6 * U * BC; /* [m][g][u]: b_hh, b_ih */
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
     const bool rec = warp < NW;               /* else the input half */
     const int tid = threadIdx.x % PK_THREADS; /* within the group */
 
-    for (int row = warp; row < 6 * U; row += 2 * NW) {
-        int m = row / (3 * U), g = row / U % 3, u = row % U, n = m ? in_len : H;
-        const float *src =
-            (m ? a.w_ih[l] : a.w_hh[l]) + (size_t)(g * H + j0 + u) * n;
-        for (int k = lane; k < Kp; k += 32)
-            W[row * Kp + k] = u < nu && k < n ? __ldg(src + k) : 0.f;
-    }
-    for (int i = threadIdx.x; i < 6 * U; i += SK_THREADS) {
-        int m = i / (3 * U), g = i / U % 3, u = i % U;
-        const float *src = m ? a.b_ih[l] : a.b_hh[l];
-        bias[i] = u < nu ? __ldg(src + g * H + j0 + u) : 0.f;
-    }
+    load_block_weights(a, l, j0, nu, 6 * U, in_len, W, bias, SK_THREADS);
     __syncthreads();
 
     float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
