@@ -889,16 +889,20 @@ static int coop_fits(struct coop_cache *c, const void *kernel, int grid,
 }
 
 /* a cooperative launch of @p kernel with its one argument @p arg, if the
- * grid can be resident (coop_fits): 0 (nothing enqueued) when not, any
- * error cleared */
+ * grid can be resident (coop_fits), after zeroing the grid barrier's
+ * counter @p bar where there is one: 0 (nothing enqueued) when it does not
+ * fit, any error cleared (none is sticky: the caller falls back, and its
+ * launches are judged on their own) */
 static int coop_launch(struct coop_cache *c, const void *kernel, int grid,
-                       int threads, size_t smem, void *arg, cudaStream_t s)
+                       int threads, size_t smem, void *arg, unsigned *bar,
+                       cudaStream_t s)
 {
     if (!coop_fits(c, kernel, grid, threads, smem))
         return 0;
     void *args[] = {arg};
-    if (cudaLaunchCooperativeKernel(kernel, grid, threads, args, smem, s) !=
-        cudaSuccess) {
+    if ((bar && cudaMemsetAsync(bar, 0, sizeof(unsigned), s) != cudaSuccess) ||
+        cudaLaunchCooperativeKernel(kernel, grid, threads, args, smem, s) !=
+            cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
@@ -911,40 +915,20 @@ template <int KQ, int BT>
 static int launch_persistent(pk_args *a, cudaStream_t s)
 {
     static struct coop_cache c = {-1, 0, 0};
-    const void *kernel = (const void *)persistent_kernel<KQ, BT>;
-    size_t smem = pk_smem(32 / KQ * BT, a->Kp, a->L);
-    int grid = a->L * a->blocks_per_layer;
-    if (!coop_fits(&c, kernel, grid, PK_THREADS, smem))
-        return 0;
-    void *args[] = {a};
-    if (cudaMemsetAsync(a->bar, 0, sizeof(unsigned), s) != cudaSuccess ||
-        cudaLaunchCooperativeKernel(kernel, grid, PK_THREADS, args, smem, s) !=
-            cudaSuccess) {
-        /* not sticky: clear it, so the fallback's launches are judged on
-         * their own */
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return 1;
+    return coop_launch(&c, (const void *)persistent_kernel<KQ, BT>,
+                       a->L * a->blocks_per_layer, PK_THREADS,
+                       pk_smem(32 / KQ * BT, a->Kp, a->L), a, a->bar, s);
 }
 
 /* launch the split kernel if it fits: 0 (nothing enqueued) when not */
 static int launch_split(pk_args *a, cudaStream_t s)
 {
     static struct coop_cache c = {-1, 0, 0};
-    const void *kernel = (const void *)split_kernel;
-    int grid = a->L * a->blocks_per_layer;
-    if (a->B < 2 || a->B > 8 || a->Ki > a->Kp ||
-        !coop_fits(&c, kernel, grid, SK_THREADS, sk_smem(a->Kp)))
+    if (a->B < 2 || a->B > 8 || a->Ki > a->Kp)
         return 0;
-    void *args[] = {a};
-    if (cudaMemsetAsync(a->bar, 0, sizeof(unsigned), s) != cudaSuccess ||
-        cudaLaunchCooperativeKernel(kernel, grid, SK_THREADS, args,
-                                    sk_smem(a->Kp), s) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return 1;
+    return coop_launch(&c, (const void *)split_kernel,
+                       a->L * a->blocks_per_layer, SK_THREADS, sk_smem(a->Kp),
+                       a, a->bar, s);
 }
 
 static int forward_persistent(const float *x, const float *h0, float *y,
@@ -1333,7 +1317,7 @@ static int launch_wavefront(wf_args *a, cudaStream_t s)
     a->bpl = (a->H + WF_U - 1) / WF_U;
     return coop_launch(&c, (const void *)wavefront_kernel<KQ, BT>,
                        a->L * a->bpl, 2 * WF_NT,
-                       wf_smem(32 / KQ * BT, a->Kh, a->Kimax), a, s);
+                       wf_smem(32 / KQ * BT, a->Kh, a->Kimax), a, NULL, s);
 }
 
 /* a new tag for every call: a counter from a start no earlier process is
@@ -1899,7 +1883,7 @@ template <int BT, bool TAGGED> int rg_launch(rg_args *a, cudaStream_t s)
 {
     static struct coop_cache c = {-1, 0, 0};
     return coop_launch(&c, (const void *)rg_kernel<BT, TAGGED>, a->L * a->bpl,
-                       2 * RG_NT, rg_smem(BT, a->Kh, a->Kimax), a, s);
+                       2 * RG_NT, rg_smem(BT, a->Kh, a->Kimax), a, NULL, s);
 }
 
 /* tagged: up to 2 rows (more words a lane than registers for them) */
