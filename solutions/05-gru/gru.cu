@@ -740,12 +740,34 @@ __device__ __forceinline__ void named_sync(int id, int n)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
 }
 
+/* bar.sync and bar.arrive at barrier @p id or @p id + 1 by the parity of
+ * @p s, the ids literals (a computed id makes ptxas reserve all 16). An
+ * arriving warp does not wait; its memory accesses before are visible to
+ * the threads that bar.sync there (PTX orders them: no fence is needed, as
+ * in CUTLASS's NamedBarrier::arrive) */
+template <int ID> __device__ __forceinline__ void parity_sync(int s, int n)
+{
+    if (s & 1)
+        asm volatile("bar.sync %0, %1;" ::"n"(ID + 1), "r"(n) : "memory");
+    else
+        asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(n) : "memory");
+}
+template <int ID> __device__ __forceinline__ void parity_arrive(int s, int n)
+{
+    if (s & 1)
+        asm volatile("bar.arrive %0, %1;" ::"n"(ID + 1), "r"(n) : "memory");
+    else
+        asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(n) : "memory");
+}
+
 /* Rung 3 for batches of 2 to 8: two warp groups a block, and only W_hh on
  * the critical path. Warps 0 to 7 run the recurrence: h_(t-1) from L2,
  * its products with the block's 3U rows of W_hh, the gates, the grid
- * barrier. Warps 8 to 15 meanwhile multiply the layer's input at t + 1 by
- * the block's 3U rows of W_ih into one of two product buffers, which the
- * gates read a step later: layer 0's x from the start, and every layer
+ * barrier. Warps 8 to 15 load the layer's input at t + 1 with h_(t-1),
+ * and once the recurrence's products are done (so that the two never
+ * share shared memory's bandwidth) multiply it by the block's 3U rows of
+ * W_ih into one of two product buffers, which the gates read a step
+ * later: layer 0's x from the start, and every layer
  * above's input a step early, because the layers advance as a wavefront
  * of stride 2 (layer l computes time s - 2l at global step s, T + 2(L - 1)
  * steps), so layer l - 1's h_(t+1) is done by the barrier before step s
@@ -778,31 +800,57 @@ __global__ void __launch_bounds__(SK_THREADS, 1) split_kernel(pk_args a)
 
     float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
     const float *in = l ? a.mid + (size_t)(l - 1) * T * B * H : a.x;
-    /* the input half of step t, by warps NW to 2 NW - 1 (rows 3U to 6U) */
-    auto project = [&](int t) {
+    /* The two groups meet at three named barriers a step, each of 2 x 256
+     * threads, one group arriving (bar.arrive) and the other waiting; each
+     * has two ids, by the step's parity, so that a group a step ahead can
+     * never count twice at one: A, the grid barrier of step s - 1 passed
+     * (the recurrence arrives, the input half waits, then reads the layer
+     * below); C, the recurrence's products of step s done (the input half
+     * waits, then makes its own, so the two never share shared memory's
+     * bandwidth); B, the input products of t ready (the input half arrives
+     * a step ahead, the recurrence waits before its gates) */
+    constexpr int BAR_A = 3, BAR_C = 5, BAR_B = 7;
+    /* the input at t + 1 into Xi, its products into S[1 + t % 2] */
+    auto load_input = [&](int t) {
         load_rows<BC>(Xi, in + (size_t)t * B * in_len, B, in_len, Kp,
                       l ? a.vec : a.xvec, tid);
         cp_async_commit();
-        cp_async_wait();
-        named_sync(2, PK_THREADS);
+        cp_async_wait(); /* this thread's; barrier C makes it everyone's */
+    };
+    auto input_products = [&](int t) {
         rows_matvec<RW, 32, 8, false>(W, Xi, S + (1 + t % 2) * 6 * U * BC, Kp,
                                       l ? Kp : a.Ki, warp * RW);
     };
-    if (l == 0 && !rec)
-        project(0);
-
     const int steps = T + 2 * (L - 1);
+    if (!rec) {
+        if (l == 0) { /* x_0's products, for step 0 */
+            load_input(0);
+            named_sync(2, PK_THREADS);
+            input_products(0);
+        }
+        parity_arrive<BAR_B>(0, SK_THREADS);
+        for (int s = 0; s < steps; s++) {
+            const int t = s - 2 * l;
+            /* (layer 0's t + 1 is at least 1 here: x_0 was before) */
+            const bool next = t + 1 >= 0 && t + 1 < T;
+            parity_sync<BAR_A>(s, SK_THREADS);
+            if (next)
+                load_input(t + 1);
+            parity_sync<BAR_C>(s, SK_THREADS);
+            if (next)
+                input_products(t + 1);
+            if (s < steps - 1)
+                parity_arrive<BAR_B>(s + 1, SK_THREADS);
+        }
+        return;
+    }
     for (int s = 0; s < steps; s++) {
         const int t = s - 2 * l;
-        /* the barrier of step s - 1 is passed (thread 0 waited for it), and
-         * the input products of t are in S[1 + t % 2] */
-        __syncthreads();
-        if (!rec) {
-            if (t + 1 >= 0 && t + 1 < T) /* (layer 0's x_0: before) */
-                project(t + 1);
-            continue;
-        }
-        if (t >= 0 && t < T) {
+        const bool now = t >= 0 && t < T;
+        if (s > 0) /* thread 0 has waited for the grid */
+            named_sync(1, PK_THREADS);
+        parity_arrive<BAR_A>(s, SK_THREADS);
+        if (now) {
             const float *hp =
                 t ? out + (size_t)(t - 1) * B * H : a.h0 + (size_t)l * B * H;
             load_rows<BC>(Xh, hp, B, H, Kp, a.vec, tid);
@@ -811,6 +859,10 @@ __global__ void __launch_bounds__(SK_THREADS, 1) split_kernel(pk_args a)
             named_sync(1, PK_THREADS);
             rows_matvec<RW, 32, 8, false>(W, Xh, S, Kp, Kp, warp * RW);
             named_sync(1, PK_THREADS);
+        }
+        parity_arrive<BAR_C>(s, SK_THREADS);
+        parity_sync<BAR_B>(s, SK_THREADS);
+        if (now) {
             const float *Si = S + (1 + t % 2) * 6 * U * BC;
             for (int i = tid; i < nu * B; i += PK_THREADS) {
                 int u = i % nu, b = i / nu, j = j0 + u;
