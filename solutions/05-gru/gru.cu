@@ -50,8 +50,11 @@
  * Rung 3 hands some shapes to other code, each where it measured faster
  * (docs/performance.md): a single step (T = 1, a decoder step) runs a
  * block-per-unit kernel that reads each weight once; batches over 128 run
- * rung 2, whose per-step GEMMs then fill the GPU better; and weights that do
- * not fit on chip, or more than 8 layers, run rung 2 too. gru_cell (part A)
+ * rung 2's GEMMs, whose tiles then fill the GPU better, with the layers as a
+ * wavefront and each step's products (every layer's W_hh, and W_ih above
+ * layer 0) as one batched GEMM, then one kernel for every layer's gates;
+ * and weights that do not fit on chip, or more than 8 layers, run rung 2
+ * itself. gru_cell (part A)
  * is the block-per-unit kernel (rung 1's kernel with GRU_KERNEL=1).
  *
  *   make grade LAB=05 SOLUTION=1
@@ -213,14 +216,11 @@ static void launch_step(const float *x, const float *h, float *out, float *out2,
 // ----------------------------------------------------------------------------
 // rung 2: cuBLAS GEMMs and a fused gate kernel
 
-__global__ void gates_kernel(const float *gi, const float *gh,
-                             const float *b_ih, const float *b_hh,
-                             const float *h, float *out, float *out2, int B,
-                             int H)
+__device__ __forceinline__ void gates_at(long long i, const float *gi,
+                                         const float *gh, const float *b_ih,
+                                         const float *b_hh, const float *h,
+                                         float *out, float *out2, int H)
 {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (long long)B * H)
-        return;
     int b = (int)(i / H), j = (int)(i % H);
     const float *a = gi + (size_t)b * 3 * H, *c = gh + (size_t)b * 3 * H;
     float v =
@@ -232,6 +232,16 @@ __global__ void gates_kernel(const float *gi, const float *gh,
         out2[i] = v;
 }
 
+__global__ void gates_kernel(const float *gi, const float *gh,
+                             const float *b_ih, const float *b_hh,
+                             const float *h, float *out, float *out2, int B,
+                             int H)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (long long)B * H)
+        gates_at(i, gi, gh, b_ih, b_hh, h, out, out2, H);
+}
+
 static cublasHandle_t blas_handle(void)
 {
     static cublasHandle_t h;
@@ -240,7 +250,9 @@ static cublasHandle_t blas_handle(void)
         GRU_TRY(cublasCreate(&h), ok, "cuBLAS");
         if (!ok)
             return NULL;
-        /* true FP32: no TF32 shortcut */
+        /* true FP32: no TF32 shortcut (and the batched wavefront's
+         * operands, at offsets of B x H floats, need not be 16-byte
+         * aligned, which only the fast modes require) */
         GRU_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), ok, "cuBLAS");
     }
     return h;
@@ -264,10 +276,17 @@ static int gemm_nt(cublasHandle_t h, const float *A, const float *W, float *C,
 // step, the outputs of the layers below the last, the barrier counter
 
 #define WF_MAXB 16 /* rung 4's largest batch; larger ones run rung 3 */
+/* rung 3's sizes (the workspace's layout needs them) */
+#define PK_U         8   /* hidden units per block */
+#define PK_THREADS   256 /* 8 warps */
+#define PK_LAYERS    8   /* most layers the kernel takes */
+#define PK_MAX_BATCH 128 /* larger batches: the batched wavefront */
 
 struct ws_layout {
     float *g;               /* (T, B, 3H) */
-    float *gh;              /* (B, 3H) */
+    float *gh;              /* (L, B, 3H): a layer's slice each (rung 2: 0) */
+    float *gi;              /* (L - 1, B, 3H): layers above 0, a step's */
+    void *ptrs;             /* the wavefront's batched GEMMs' operands */
     float *mid;             /* (L - 1, T, B, H) */
     unsigned *bar;          /* the grid barrier's counter */
     unsigned long long *hx; /* rung 4's tagged values (L, T, B, H), or NULL */
@@ -279,21 +298,64 @@ static size_t round256(size_t n)
     return (n + 255) / 256 * 256;
 }
 
+/* the most batch rows in one of the wavefront's products: a larger batch
+ * is cut into equal chunks of at most this many (the last may be smaller),
+ * a product a chunk. cuBLAS 13.0 takes 32 x 32 tiles for three products
+ * of 1536 x 256 x 512 on the H200 (58 us a step, 2.11 ms at t32-b256) and
+ * 64 x 64 tiles at 192 or 128 rows (34 us at 192; 1.81 ms at t32-b256 in
+ * two chunks of 128). GRU_KERNEL_WAVE_COLS=n sets it (to measure) */
+static int wave_cols(int B)
+{
+    static int cols = -1;
+    if (cols < 0) {
+        const char *e = getenv("GRU_KERNEL_WAVE_COLS");
+        cols = e && atoi(e) > 0 ? atoi(e) : 192;
+    }
+    int nc = (B + cols - 1) / cols;
+    return (B + nc - 1) / nc;
+}
+
+/* the wavefront's batched GEMMs (rung 3 at B > PK_MAX_BATCH): a step has
+ * up to 2L - 1 products (W_hh of every layer at work, W_ih of every one
+ * above layer 0), each cut into chunks of wave_cols(B) batch rows, each
+ * with three device pointers (W, A, C) */
+static size_t wave_ptr_bytes(int T, int B, int L)
+{
+    int nc = (B + wave_cols(B) - 1) / wave_cols(B);
+    return (size_t)(T + L - 1) * (2 * L - 1) * nc * 3 * sizeof(float *);
+}
+
+/* whether rung 3 runs the batched wavefront at this shape */
+static int wave_takes(int B, int L)
+{
+    return B > PK_MAX_BATCH && L <= PK_LAYERS;
+}
+
 static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
 {
     struct ws_layout w;
     char *p = (char *)base;
     size_t g = round256((size_t)T * B * 3 * H * sizeof(float));
-    size_t gh = round256((size_t)B * 3 * H * sizeof(float));
+    /* a gh slice a layer, gi for the layers above 0 and the operand
+     * arrays for the wavefront's batches; one gh slice (rung 2) else */
+    const int wave = wave_takes(B, L);
+    size_t gh = round256((size_t)(wave ? L : 1) * B * 3 * H * sizeof(float));
+    size_t gi =
+        wave ? round256((size_t)(L - 1) * B * 3 * H * sizeof(float)) : 0;
+    size_t ptrs = wave ? round256(wave_ptr_bytes(T, B, L)) : 0;
     size_t mid = round256((size_t)(L - 1) * T * B * H * sizeof(float));
     /* rung 4's exchange, for the batches it takes (WF_MAXB, below) */
     size_t hx = B <= WF_MAXB ? round256((size_t)L * T * B * H * 8) : 0;
-    w.g = (float *)p;
-    w.gh = (float *)(p + g);
-    w.mid = (float *)(p + g + gh);
-    w.bar = (unsigned *)(p + g + gh + mid);
-    w.hx = hx ? (unsigned long long *)(p + g + gh + mid + 256) : NULL;
-    w.bytes = g + gh + mid + 256 + hx;
+    size_t o = 0; /* offsets, in this order */
+    w.g = (float *)(p + o);
+    w.gh = (float *)(p + (o += g));
+    w.gi = (float *)(p + (o += gh));
+    w.ptrs = p + (o += gi);
+    w.mid = (float *)(p + (o += ptrs));
+    w.bar = (unsigned *)(p + (o += mid));
+    o += 256;
+    w.hx = hx ? (unsigned long long *)(p + o) : NULL;
+    w.bytes = o + hx;
     return w;
 }
 
@@ -363,10 +425,173 @@ static int forward_blas(const float *x, const float *h0, float *y, float *h_n,
 // ----------------------------------------------------------------------------
 // rung 3: one persistent kernel, weights in shared memory, a wavefront
 
-#define PK_U         8   /* hidden units per block */
-#define PK_THREADS   256 /* 8 warps */
-#define PK_LAYERS    8   /* most layers the kernel takes */
-#define PK_MAX_BATCH 128 /* larger batches run rung 2 */
+// rung 3 at B > PK_MAX_BATCH: rung 2's GEMMs as a wavefront, batched
+//
+// At B = 256 one step's GEMM (B x 3H x H) has too few tiles to fill the GPU,
+// and rung 2 runs the layers one after another. Here the layers advance as a
+// wavefront (layer l at time s - l at global step s) and a step's products,
+// W_hh of every layer at work and W_ih of every one above layer 0 (its input
+// is the layer below's h_t, done the step before), all B x 3H x H, are one
+// batched GEMM; then one kernel applies every layer's gates. Layer 0's input
+// projection is one GEMM for every step first, as in rung 2.
+
+struct wave_ptr_args {
+    int T, B, H, L;
+    int Bc; /* a chunk's batch rows (wave_cols) */
+    const float *h0, *y, *mid;
+    const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
+    float *gh, *gi;
+    const float **W, **A; /* (T + L - 1) x (2L - 1) each */
+    float **C;
+};
+
+/* the batched GEMMs' operands, a thread a step, in the order the host
+ * counts them: chunk by chunk of batch rows (the last, which may be
+ * smaller, last), and in each, for each layer at work, W_hh then (above
+ * layer 0) W_ih */
+__global__ void wave_ptrs_kernel(wave_ptr_args a)
+{
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= a.T + a.L - 1)
+        return;
+    const size_t BH = (size_t)a.B * a.H;
+    const int nc = (a.B + a.Bc - 1) / a.Bc;
+    size_t k = (size_t)s * (2 * a.L - 1) * nc;
+    for (int c = 0; c < nc; c++) {
+        const size_t ca = (size_t)c * a.Bc * a.H; /* the chunk's h rows */
+        for (int l = 0; l < a.L; l++) {
+            int t = s - l;
+            if (t < 0 || t >= a.T)
+                continue;
+            const float *out =
+                l == a.L - 1 ? a.y : a.mid + (size_t)l * a.T * BH;
+            a.W[k] = a.w_hh[l];
+            a.A[k] = (t ? out + (t - 1) * BH : a.h0 + l * BH) + ca;
+            a.C[k++] = a.gh + l * 3 * BH + 3 * ca;
+            if (l) {
+                a.W[k] = a.w_ih[l];
+                a.A[k] = a.mid + (size_t)(l - 1) * a.T * BH + t * BH + ca;
+                a.C[k++] = a.gi + (l - 1) * 3 * BH + 3 * ca;
+            }
+        }
+    }
+}
+
+struct wave_gates_args {
+    int B, H;
+    const float *gi[PK_LAYERS], *gh[PK_LAYERS];
+    const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS], *hp[PK_LAYERS];
+    float *out[PK_LAYERS], *hn[PK_LAYERS];
+};
+
+/* the gates of every layer at work (blockIdx.y: its slot) */
+__global__ void wave_gates_kernel(wave_gates_args a)
+{
+    int k = blockIdx.y;
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (long long)a.B * a.H)
+        gates_at(i, a.gi[k], a.gh[k], a.b_ih[k], a.b_hh[k], a.hp[k], a.out[k],
+                 a.hn[k], a.H);
+}
+
+static int forward_blas_wave(const float *x, const float *h0, float *y,
+                             float *h_n, const struct gru_weights *layers,
+                             int T, int B, int I, int H, int L,
+                             const struct ws_layout *w, cudaStream_t s)
+{
+    cublasHandle_t h = blas_handle();
+    int ok;
+    if (!h || !wave_takes(B, L))
+        return 0;
+    GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
+    if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, T * B, 3 * H, I))
+        return 0;
+    const int Bc = wave_cols(B), nc = (B + Bc - 1) / Bc;
+    const int Bl = B - (nc - 1) * Bc; /* the last chunk's rows */
+    const int steps = T + L - 1, per = (2 * L - 1) * nc;
+    const size_t BH = (size_t)B * H;
+    wave_ptr_args pa;
+    pa.T = T;
+    pa.B = B;
+    pa.H = H;
+    pa.L = L;
+    pa.Bc = Bc;
+    pa.h0 = h0;
+    pa.y = y;
+    pa.mid = w->mid;
+    for (int l = 0; l < L; l++) {
+        pa.w_ih[l] = layers[l].w_ih;
+        pa.w_hh[l] = layers[l].w_hh;
+    }
+    pa.gh = w->gh;
+    pa.gi = w->gi;
+    pa.W = (const float **)w->ptrs;
+    pa.A = pa.W + (size_t)steps * per;
+    pa.C = (float **)(pa.A + (size_t)steps * per);
+    wave_ptrs_kernel<<<(steps + 63) / 64, 64, 0, s>>>(pa);
+    if (cudaPeekAtLastError() != cudaSuccess) { /* no operands: no GEMMs */
+        (void)cudaGetLastError();
+        return 0;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    const unsigned blocks = (unsigned)((BH + 255) / 256);
+    for (int st = 0; st < steps; st++) {
+        wave_gates_args ga;
+        int n = 0, k = 0;
+        ga.B = B;
+        ga.H = H;
+        for (int l = 0; l < L; l++) {
+            int t = st - l;
+            if (t < 0 || t >= T)
+                continue;
+            float *out = layer_out(w, y, l, T, B, H, L);
+            n += l ? 2 : 1;
+            ga.gi[k] = l ? w->gi + (l - 1) * 3 * BH : w->g + t * 3 * BH;
+            ga.gh[k] = w->gh + l * 3 * BH;
+            ga.b_ih[k] = layers[l].b_ih;
+            ga.b_hh[k] = layers[l].b_hh;
+            ga.hp[k] = t ? out + (t - 1) * BH : h0 + l * BH;
+            ga.out[k] = out + t * BH;
+            ga.hn[k] = t == T - 1 ? h_n + l * BH : NULL;
+            k++;
+        }
+        const size_t o = (size_t)st * per;
+        if (n == 1 && nc == 1) { /* layer 0 alone (a layer above adds two
+                                  * products): the step's one product,
+                                  * unbatched */
+            const float *hp =
+                st ? layer_out(w, y, 0, T, B, H, L) + (st - 1) * BH : h0;
+            if (!gemm_nt(h, hp, layers[0].w_hh, w->gh, B, 3 * H, H))
+                return 0;
+        } else {
+            /* the chunks of Bc rows, then (where smaller) the last */
+            const int full = Bl == Bc ? nc : nc - 1;
+            GRU_TRY(cublasSgemmBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3 * H, Bc,
+                                       H, &one, pa.W + o, H, pa.A + o, H, &zero,
+                                       pa.C + o, 3 * H, n * full),
+                    ok, "cuBLAS");
+            if (ok && full < nc) {
+                const size_t ol = o + (size_t)n * full;
+                GRU_TRY(cublasSgemmBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3 * H,
+                                           Bl, H, &one, pa.W + ol, H, pa.A + ol,
+                                           H, &zero, pa.C + ol, 3 * H, n),
+                        ok, "cuBLAS");
+            }
+            if (!ok)
+                return 0;
+        }
+        wave_gates_kernel<<<dim3(blocks, k), 256, 0, s>>>(ga);
+    }
+    /* a launch refused (none is expected): the caller's fallback redoes
+     * the whole call */
+    if (cudaPeekAtLastError() != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
+// the persistent kernel
 
 struct pk_args {
     int T, B, I, H, L;
@@ -989,10 +1214,12 @@ static int forward_persistent(const float *x, const float *h0, float *y,
                               const struct ws_layout *w, cudaStream_t s)
 {
     /* beyond 128 rows a step, each a small GEMM of its own, cuBLAS's
-     * per-step GEMMs (rung 2) keep more of the GPU busy than one block
-     * per 8 units does (see docs/performance.md) */
-    if (L > PK_LAYERS || B > PK_MAX_BATCH)
+     * per-step GEMMs keep more of the GPU busy than one block per 8 units
+     * does (see docs/performance.md): the batched wavefront */
+    if (L > PK_LAYERS)
         return 0;
+    if (B > PK_MAX_BATCH)
+        return forward_blas_wave(x, h0, y, h_n, layers, T, B, I, H, L, w, s);
     pk_args a;
     a.T = T;
     a.B = B;
