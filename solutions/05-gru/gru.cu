@@ -20,7 +20,8 @@
  *      over the input rows they came from, so that 32 rows fit on chip.
  *      Batches of 2 to 8 run split_kernel: no GEMM, and only W_hh on the
  *      critical path. Half of each block's warps run the recurrence while
- *      the other half multiply the layer's input at t + 1 by W_ih, and the
+ *      the other half multiply the layer's input at t + 1 by W_ih, once
+ *      the recurrence's products are done (named barriers), and the
  *      layers advance as a wavefront of stride 2 (layer l at time s - 2l),
  *      so that the input of every layer is ready a step early. A lane
  *      takes a k slice and all 8 rows, so each weight is read from shared
@@ -52,10 +53,10 @@
  * block-per-unit kernel that reads each weight once; batches over 128 run
  * rung 2's GEMMs, whose tiles then fill the GPU better, with the layers as a
  * wavefront and each step's products (every layer's W_hh, and W_ih above
- * layer 0) as one batched GEMM, then one kernel for every layer's gates;
- * and weights that do not fit on chip, or more than 8 layers, run rung 2
- * itself. gru_cell (part A)
- * is the block-per-unit kernel (rung 1's kernel with GRU_KERNEL=1).
+ * layer 0, in chunks of at most 192 batch rows) as one batched GEMM, then
+ * one kernel for every layer's gates; and weights that do not fit on
+ * chip, or more than 8 layers, run rung 2 itself. gru_cell (part A) is the
+ * block-per-unit kernel (rung 1's kernel with GRU_KERNEL=1).
  *
  *   make grade LAB=05 SOLUTION=1
  *   GRU_KERNEL=2 make grade LAB=05 SOLUTION=1
