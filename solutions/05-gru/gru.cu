@@ -316,14 +316,20 @@ static int wave_cols(int B)
     return (B + nc - 1) / nc;
 }
 
+/* how many chunks of wave_cols(B) rows a batch of B is cut into */
+static int wave_chunks(int B)
+{
+    return (B + wave_cols(B) - 1) / wave_cols(B);
+}
+
 /* the wavefront's batched GEMMs (rung 3 at B > PK_MAX_BATCH): a step has
  * up to 2L - 1 products (W_hh of every layer at work, W_ih of every one
  * above layer 0), each cut into chunks of wave_cols(B) batch rows, each
  * with three device pointers (W, A, C) */
 static size_t wave_ptr_bytes(int T, int B, int L)
 {
-    int nc = (B + wave_cols(B) - 1) / wave_cols(B);
-    return (size_t)(T + L - 1) * (2 * L - 1) * nc * 3 * sizeof(float *);
+    return (size_t)(T + L - 1) * (2 * L - 1) * wave_chunks(B) * 3 *
+           sizeof(float *);
 }
 
 /* whether rung 3 runs the batched wavefront at this shape */
@@ -507,7 +513,7 @@ static int forward_blas_wave(const float *x, const float *h0, float *y,
     GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
     if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, T * B, 3 * H, I))
         return 0;
-    const int Bc = wave_cols(B), nc = (B + Bc - 1) / Bc;
+    const int Bc = wave_cols(B), nc = wave_chunks(B);
     const int Bl = B - (nc - 1) * Bc; /* the last chunk's rows */
     const int steps = T + L - 1, per = (2 * L - 1) * nc;
     const size_t BH = (size_t)B * H;
@@ -559,10 +565,8 @@ static int forward_blas_wave(const float *x, const float *h0, float *y,
         const size_t o = (size_t)st * per;
         if (n == 1 && nc == 1) { /* layer 0 alone (a layer above adds two
                                   * products): the step's one product,
-                                  * unbatched */
-            const float *hp =
-                st ? layer_out(w, y, 0, T, B, H, L) + (st - 1) * BH : h0;
-            if (!gemm_nt(h, hp, layers[0].w_hh, w->gh, B, 3 * H, H))
+                                  * unbatched, from its h_(t-1) */
+            if (!gemm_nt(h, ga.hp[0], layers[0].w_hh, w->gh, B, 3 * H, H))
                 return 0;
         } else {
             /* the chunks of Bc rows, then (where smaller) the last */
@@ -1219,7 +1223,7 @@ static int forward_persistent(const float *x, const float *h0, float *y,
      * does (see docs/performance.md): the batched wavefront */
     if (L > PK_LAYERS)
         return 0;
-    if (B > PK_MAX_BATCH)
+    if (wave_takes(B, L))
         return forward_blas_wave(x, h0, y, h_n, layers, T, B, I, H, L, w, s);
     pk_args a;
     a.T = T;
