@@ -1,7 +1,7 @@
 /*
  * Lab 5 reference solution: GRU forward, float32.
  *
- * The ladder (GRU_KERNEL=N; the default is the fastest, 5):
+ * The ladder (GRU_KERNEL=N; the default is 5):
  *   1  one fused kernel per step and layer: a warp per (batch, unit) takes
  *      the unit's six dot products straight from global memory, reduces
  *      them with shuffles and applies the gates (no cuBLAS)
@@ -45,6 +45,16 @@
  *      B = 8 than rung 3 (0.244 ms against 0.182; GRU_KERNEL_R5_FENCE=0
  *      leaves out the fence before each flag, not yet timed). Other
  *      shapes, and decoder steps, run rung 4's code
+ *   6  thread-block clusters (Hopper), batches of 2 to 8 at H = 256 or 512,
+ *      on trial (not yet the default): a cluster of 16 blocks holds one
+ *      layer's whole W_hh in shared memory, and each warp writes its units
+ *      of h_t straight into every block's copy of h (distributed shared
+ *      memory, st.async onto each block's mbarrier), so no step's h goes
+ *      through L2 on the recurrence's critical path; other clusters make
+ *      the input products, ahead of the recurrence. t32-b2 0.096 ms,
+ *      t32-b4 0.113, t32-b8 0.145, against rung 5's 0.147, 0.145 and 0.151
+ *      (H200, 2026-11-28). Other shapes, and GPUs without clusters, run
+ *      rung 5's code
  *
  * Rung 4 hands batches over one row (GRU_KERNEL_WF_MAXB=N, up to 16, changes
  * that), and grids that cannot be resident, to rung 3.
@@ -63,6 +73,7 @@
  */
 #include "gru.h"
 
+#include <cooperative_groups.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -282,6 +293,17 @@ static int gemm_nt(cublasHandle_t h, const float *A, const float *W, float *C,
 #define PK_THREADS   256 /* 8 warps */
 #define PK_LAYERS    8   /* most layers the kernel takes */
 #define PK_MAX_BATCH 128 /* larger batches: the batched wavefront */
+#define CK_CS        16  /* rung 6: blocks a cluster */
+
+/* whether rung 6's clusters can take this shape: 16 blocks hold a layer's
+ * W_hh at H = 256 or 512 (16 or 32 units a block), a batch of up to 8
+ * rows, up to 4 layers (8 clusters), and the input products' tagged words
+ * (L T B 3H, 8 bytes each) within 256 MB of workspace */
+static int ck_takes(int T, int B, int H, int L)
+{
+    return B >= 1 && B <= 8 && (H == 256 || H == 512) && L <= 4 &&
+           (size_t)L * T * B * 3 * H * 8 <= ((size_t)256 << 20);
+}
 
 struct ws_layout {
     float *g;               /* (T, B, 3H) */
@@ -291,6 +313,8 @@ struct ws_layout {
     float *mid;             /* (L - 1, T, B, H) */
     unsigned *bar;          /* the grid barrier's counter */
     unsigned long long *hx; /* rung 4's tagged values (L, T, B, H), or NULL */
+    unsigned long long *gx; /* rung 6's input products (L, T, B, 3H), or NULL */
+    unsigned long long *fx; /* rung 6's flags: steps done a block */
     size_t bytes;
 };
 
@@ -362,7 +386,14 @@ static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
     w.bar = (unsigned *)(p + (o += mid));
     o += 256;
     w.hx = hx ? (unsigned long long *)(p + o) : NULL;
-    w.bytes = o + hx;
+    /* rung 6's input products, for the shapes it takes */
+    size_t gx =
+        ck_takes(T, B, H, L) ? round256((size_t)L * T * B * 3 * H * 8) : 0;
+    w.gx = gx ? (unsigned long long *)(p + o + hx) : NULL;
+    /* and its flags: (layer, group, block) words, CK_CS a group */
+    size_t fx = gx ? round256((size_t)PK_LAYERS * 8 * CK_CS * 8) : 0;
+    w.fx = fx ? (unsigned long long *)(p + o + hx + gx) : NULL;
+    w.bytes = o + hx + gx + fx;
     return w;
 }
 
@@ -2255,10 +2286,727 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 } // namespace
 
 // ----------------------------------------------------------------------------
+// rung 6: thread-block clusters (Hopper), batches of 2 to 8
+//
+// Rungs 3 to 5 pass each step's h_t between blocks through L2: a store, a
+// fence or a tag, and every reader's load, a round trip of a microsecond or
+// more on the recurrence's critical path, once a step. A cluster of 16
+// blocks (sm_90's largest, allowed with cudaFuncAttributeNonPortable-
+// ClusterSizeAllowed) holds one layer's whole W_hh in its shared memory
+// (3H x H floats, 3 MB at H = 512: 196 KB a block), so the recurrence stays
+// inside the cluster. Each block computes U = H / 16 units; each of its 8
+// compute warps UW = U / 8 of them, and, after the products, each lane
+// holds the three gate sums of one (unit, batch row) (ck_products), so the
+// gates need no shared memory and no block barrier. A warp sends its units
+// of h_t straight into every block's copy of h (distributed shared memory,
+// st.async, a double buffer by the parity of t), which counts the bytes on
+// that block's mbarrier for the buffer: a block starts step t + 1 once all
+// B H floats of h_t have arrived, and nothing else waits.
+//
+// The input products come from elsewhere, so that only W_hh is on the
+// recurrence's path: layer 0's from an input cluster of its own, or from a
+// GEMM before the kernel (below); a higher layer's from an input cluster,
+// which multiplies the layer below's h_t by its rows of W_ih, two steps at
+// once at up to 4 batch rows (each weight read serves both), and stores
+// them, biases in, as rung 4's tagged 64-bit words (the float's bits and a
+// tag new on every call). The recurrence's gate lanes load their three
+// words before the products and ask again only if a tag is not yet this
+// call's. An input block's 8 compute warps multiply one buffer while its 4
+// loader warps fill the other (one block barrier an iteration). Below the
+// last layer, the recurrence's warps store h_t as plain floats, and a
+// courier warp a block publishes the block's progress (a fence, then a
+// flag, tagged, with st.release), which the loader warps above poll
+// before they read h through L2: 16 words polled, not B H.
+//
+// The batch runs in groups of BT rows, a pair of clusters a layer each:
+// fewer rows a block are less work a step on the recurrence's path, but
+// every cluster must be resident at once (the H200 holds 6 or 7 of 16
+// blocks), so groups of 2 (up to 4 rows) or 4 rows take layer 0's input
+// cluster out for a GEMM; where they do not fit, one group of all the
+// rows. Every wait gives up with __trap() after 2 s (GRU_KERNEL_WAIT_S: more,
+// for compute-sanitizer, under which the blocks a wait depends on run far
+// slower). GRU_KERNEL=6 selects the rung (not yet the default: see
+// docs/performance.md); GRU_KERNEL_CLUSTER=0 turns it off,
+// GRU_KERNEL_CK_MINB (default 2) is the smallest batch it takes, and
+// GRU_KERNEL_CK_BT and GRU_KERNEL_CK_GEMM0 pick the groups (to measure).
+
+namespace
+{
+
+constexpr int CK_NC = 8;          /* compute warps */
+constexpr int CK_NL = 4;          /* loader warps */
+constexpr int CK_CT = CK_NC * 32; /* compute threads */
+constexpr int CK_NT = CK_CT + CK_NL * 32;
+
+struct ck_args {
+    int T, B, I, H, L;
+    int G;           /* batch groups of BT rows, two clusters a layer each */
+    int gemm0;       /* layer 0's input products are a GEMM's, in g0: no input
+                      * cluster for layer 0 */
+    const float *g0; /* (T, B, 3H): x W_ih0^T, no bias (gemm0) */
+    int Kh, Ki0;     /* H, I rounded up to 128 */
+    int xvec;        /* 16-byte loads of x's rows are safe */
+    const float *x, *h0;
+    float *y, *hn;
+    float *mid;             /* (L - 1, T, B, H): h_t below the last layer */
+    unsigned long long *fx; /* (L - 1, G, CK_CS): steps a block has done */
+    unsigned long long *gx; /* (L, T, B, 3H): input products, biases in */
+    unsigned tag;
+    unsigned long long wait_ns; /* then __trap(): GRU_KERNEL_WAIT_S, 2 s */
+    const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
+    const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
+};
+
+/* the kernel's device code is Hopper's (clusters): no copy for older GPUs */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+/* wait until the words *w (loaded from p[0], p[H], p[2H]) carry the tag,
+ * asking again only for those that do not */
+__device__ __forceinline__ void
+ck_wait3(float (&v)[3], unsigned long long (&w)[3], const unsigned long long *p,
+         int H, unsigned tag, unsigned long long wait_ns)
+{
+    unsigned long long t0 = 0;
+    for (;;) {
+        bool done = true;
+#pragma unroll
+        for (int g = 0; g < 3; g++)
+            if ((unsigned)(w[g] >> 32) != tag) {
+                done = false;
+                w[g] = ld_relaxed64(p + (size_t)g * H);
+            }
+        if (done)
+            break;
+        if (!t0)
+            t0 = rg_now_ns();
+        else if (rg_now_ns() - t0 > wait_ns)
+            __trap(); /* a product that never comes: fail, do not hang */
+    }
+#pragma unroll
+    for (int g = 0; g < 3; g++)
+        v[g] = __uint_as_float((unsigned)w[g]);
+}
+
+/* wait until the CK_CS flags f (a lane each) say that every block of the
+ * producing cluster has done @p need steps: the call's tag in the high
+ * word, the count in the low; one warp, __trap() after @p wait_ns */
+__device__ __forceinline__ void ck_wait_flags(const unsigned long long *f,
+                                              unsigned need, unsigned tag,
+                                              unsigned long long wait_ns)
+{
+    const int lane = threadIdx.x % 32;
+    unsigned long long t0 = 0;
+    for (;;) {
+        bool ok = true;
+        if (lane < CK_CS) {
+            unsigned long long v;
+            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+                         : "=l"(v)
+                         : "l"(f + lane)
+                         : "memory");
+            ok = (unsigned)(v >> 32) == tag && (unsigned)v >= need;
+        }
+        if (__all_sync(0xffffffffu, ok)) {
+            __syncwarp(); /* every lane's reads after every lane's acquire */
+            return;
+        }
+        if (!t0)
+            t0 = rg_now_ns();
+        else if (rg_now_ns() - t0 > wait_ns)
+            __trap(); /* a block that never publishes: fail, not hang */
+        __nanosleep(32);
+    }
+}
+
+/* rows b < B of src (B x n floats) into the BT rows of X (K floats each,
+ * zero past B and n), by the loader warps (tid < CK_NL 32), 16-byte loads
+ * where @p vec says rows allow them: plain loads and stores, which the
+ * named barrier after them orders for the compute warps. CG: through L2
+ * only (data other blocks wrote during the launch), else the read-only
+ * path (data ready before it) */
+template <int BT, bool CG>
+__device__ __forceinline__ void ck_load(float *X, int K, const float *src,
+                                        int B, int n, int vec, int tid)
+{
+    constexpr int NT = CK_NL * 32, PER = 8;
+    const int q = K / 4;
+    for (int i0 = tid; i0 < BT * q; i0 += NT * PER) {
+        float4 v[PER];
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            const int i = i0 + u * NT, b = i / q, k = i % q * 4;
+            const float *r = src + (size_t)b * n + k;
+            v[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (i < BT * q && b < B && k < n) {
+                if (vec)
+                    v[u] = CG ? __ldcg((const float4 *)r)
+                              : __ldg((const float4 *)r);
+                else {
+                    v[u].x = CG ? __ldcg(r) : __ldg(r);
+                    if (k + 1 < n)
+                        v[u].y = CG ? __ldcg(r + 1) : __ldg(r + 1);
+                    if (k + 2 < n)
+                        v[u].z = CG ? __ldcg(r + 2) : __ldg(r + 2);
+                    if (k + 3 < n)
+                        v[u].w = CG ? __ldcg(r + 3) : __ldg(r + 3);
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < PER; u++)
+            if (i0 + u * NT < BT * q)
+                *(float4 *)(X + (i0 + u * NT) * 4) = v[u];
+    }
+}
+
+/* a warp's products: its UW units' three gate rows of W (rows [u][g] from
+ * row0, K floats each) against the BT rows of X (K floats each), a lane a
+ * k slice (each weight read from shared memory once a step), the sums kept
+ * as [u][b][g] so that warp_spread leaves each lane the three gate sums of
+ * one (unit, batch row): pair lane >> CK_DUP of [u][b], in v[0 .. 2] */
+template <int UW, int BT>
+__device__ __forceinline__ void ck_products(const float *W, const float *X,
+                                            int K, int row0, float (&v)[3])
+{
+    constexpr int N = UW * BT * 3;
+    const int lane = threadIdx.x % 32;
+    float acc[N];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        acc[i] = 0.f;
+    for (int k = lane * 4; k < K; k += 128) {
+        float4 xv[BT];
+#pragma unroll
+        for (int c = 0; c < BT; c++)
+            xv[c] = *(const float4 *)(X + c * K + k);
+#pragma unroll
+        for (int r = 0; r < 3 * UW; r++) {
+            float4 w = *(const float4 *)(W + (row0 + r) * K + k);
+            const int u = r / 3, g = r % 3;
+#pragma unroll
+            for (int c = 0; c < BT; c++) {
+                float &s = acc[(u * BT + c) * 3 + g];
+                s = fmaf(w.x, xv[c].x, s);
+                s = fmaf(w.y, xv[c].y, s);
+                s = fmaf(w.z, xv[c].z, s);
+                s = fmaf(w.w, xv[c].w, s);
+            }
+        }
+    }
+    int base = 0;
+    warp_spread<N, 16>(acc, lane, base);
+    static_assert(spread_n(N, 16) == 3, "three sums a lane");
+#pragma unroll
+    for (int g = 0; g < 3; g++)
+        v[g] = acc[g];
+}
+
+/* the shift from a lane to its (unit, batch row) pair: 32 lanes share
+ * UW BT pairs, 32 / (UW BT) lanes a pair (the low lane bits) */
+template <int UW, int BT> __host__ __device__ constexpr int ck_dup(void)
+{
+    return UW * BT >= 32   ? 0
+           : UW * BT >= 16 ? 1
+           : UW * BT >= 8  ? 2
+           : UW * BT >= 4  ? 3
+                           : 4;
+}
+
+__device__ __forceinline__ unsigned ck_smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* the address in block @p rank's shared memory of this block's @p a */
+__device__ __forceinline__ unsigned ck_mapa(unsigned a, int rank)
+{
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(r)
+                 : "r"(a), "r"(rank));
+    return r;
+}
+
+__device__ __forceinline__ void ck_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile(
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+        "r"(bytes)
+        : "memory");
+}
+
+/* wait for phase @p parity of the mbarrier at @p bar; __trap() after
+ * @p wait_ns */
+__device__ __forceinline__ void ck_wait_phase(unsigned bar, unsigned parity,
+                                              unsigned long long wait_ns)
+{
+    unsigned long long t0 = 0;
+    for (;;) {
+        unsigned ok;
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(ok)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+        if (ok)
+            return;
+        if (!t0)
+            t0 = rg_now_ns();
+        else if (rg_now_ns() - t0 > wait_ns)
+            __trap(); /* a block that never sends: fail, do not hang */
+    }
+}
+
+/* UW floats to another block's shared memory (a cluster address), its
+ * mbarrier (also a cluster address) told of the bytes */
+template <int UW>
+__device__ __forceinline__ void ck_send(unsigned dst, const float *v,
+                                        unsigned bar)
+{
+    if constexpr (UW == 4)
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes"
+                     ".v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(dst),
+                     "f"(v[0]), "f"(v[1]), "f"(v[2]), "f"(v[3]), "r"(bar)
+                     : "memory");
+    else
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes"
+                     ".v2.f32 [%0], {%1, %2}, [%3];" ::"r"(dst),
+                     "f"(v[0]), "f"(v[1]), "r"(bar)
+                     : "memory");
+}
+#endif
+
+/* columns of an input block's products: two steps of BT rows at once up
+ * to 8 columns, so that each of its weights read from shared memory
+ * serves both (an input block then keeps up with its layer's recurrence) */
+template <int BT> __host__ __device__ constexpr int ck_ib(void)
+{
+    return BT <= 4 ? 2 * BT : BT;
+}
+
+/* UW units a warp (U = 8 UW a block), BT batch columns */
+template <int UW, int BT>
+__global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    constexpr int U = UW * CK_NC, IB = ck_ib<BT>(), SP = IB / BT;
+    static_assert(U <= 32 && (UW == 2 || UW == 4), "units a warp");
+    extern __shared__ float4 smem4[];
+    cg::cluster_group cluster = cg::this_cluster();
+    const int H = a.H, Bt = a.B, T = a.T, L = a.L;
+    const int CS = (int)cluster.num_blocks();
+    /* the cluster: layer l's input (rec 0) or recurrence (1) for batch
+     * rows b0 .. b0 + B - 1 (group grp) */
+    const int q = blockIdx.x / CS, grp = q % a.G, r = q / a.G + a.gemm0;
+    const int l = r / 2;
+    const bool rec = r % 2;
+    const int b0 = grp * BT, B = min(BT, Bt - b0);
+    const int c = (int)cluster.block_rank(), j0 = c * U;
+    const int in_len = rec || l ? H : a.I;
+    const int K = rec || l ? a.Kh : a.Ki0;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    /* this lane's (unit, column) after the products: NC columns, column
+     * col is batch row col % BT of step t + col / BT; DUP lanes a pair */
+    const int NC = rec ? BT : IB;
+    const int dup = rec ? ck_dup<UW, BT>() : ck_dup<UW, IB>();
+    const int pair = lane >> dup, col = pair % NC, b = col % BT;
+    const int dt = col / BT, j = j0 + warp * UW + pair / NC;
+    const bool gate = tid < CK_CT && b < B; /* a copy of the pair each */
+    const bool lead = gate && (lane & ((1 << dup) - 1)) == 0; /* the one */
+    float *W = (float *)smem4; /* 3U x K, rows [u][g] */
+    float *X = W + 3 * U * K;  /* 2 x NC x K */
+    unsigned long long *mbar = (unsigned long long *)(X + 2 * NC * K);
+    const float *ws = rec ? a.w_hh[l] : a.w_ih[l];
+    for (int row = warp; row < 3 * U; row += CK_NT / 32) {
+        const float *src = ws + (size_t)(row % 3 * H + j0 + row / 3) * in_len;
+        for (int k = lane; k < K; k += 32)
+            W[row * K + k] = k < in_len ? __ldg(src + k) : 0.f;
+    }
+    for (int i = tid; i < 2 * NC * K; i += CK_NT)
+        X[i] = 0.f;
+    if (tid < CK_NC) /* the recurrence's progress a warp (below) */
+        ((unsigned *)(mbar + 2))[tid] = 0;
+    /* layer 0's input products from the GEMM: plain floats, b_ih added here */
+    const bool gemm_in = rec && l == 0 && a.gemm0;
+    float bias[3] = {0.f, 0.f, 0.f}, bias_i[3] = {0.f, 0.f, 0.f};
+    if (gate)
+#pragma unroll
+        for (int g = 0; g < 3; g++) {
+            bias[g] = __ldg((rec ? a.b_hh[l] : a.b_ih[l]) + g * H + j);
+            if (gemm_in)
+                bias_i[g] = __ldg(a.b_ih[0] + g * H + j);
+        }
+    __syncthreads();
+    const unsigned long long tagw = (unsigned long long)a.tag << 32;
+
+    if (!rec) {
+        /* SP steps an iteration, BT rows each. A step past T leaves its
+         * rows as they were (finite), and its products are not stored */
+        const int iters = (T + SP - 1) / SP;
+        /* iteration it: the loader warps fill buffer it % 2 with the
+         * inputs of steps it SP ..., while the compute warps multiply
+         * buffer (it - 1) % 2, filled the iteration before; then the whole
+         * block meets, one barrier site for both */
+        for (int it = 0; it <= iters; it++) {
+            if (tid >= CK_CT && it < iters) { /* the loader warps */
+                float *Xi = X + (it & 1) * IB * K;
+                const int t0 = it * SP, ts = min(SP, T - t0);
+                /* above layer 0: once every block of the layer below has
+                 * published its h for these steps (each loader warp reads
+                 * the flags itself), read them through L2 */
+                if (l > 0)
+                    ck_wait_flags(a.fx + ((size_t)(l - 1) * a.G + grp) * CS,
+                                  (unsigned)(t0 + ts), a.tag, a.wait_ns);
+                for (int sp = 0; sp < ts; sp++) {
+                    const int t = t0 + sp;
+                    if (l == 0)
+                        ck_load<BT, false>(Xi + sp * BT * K, K,
+                                           a.x + ((size_t)t * Bt + b0) * a.I, B,
+                                           a.I, a.xvec, tid - CK_CT);
+                    else
+                        ck_load<BT, true>(
+                            Xi + sp * BT * K, K,
+                            a.mid + (((size_t)(l - 1) * T + t) * Bt + b0) * H,
+                            B, H, 1, tid - CK_CT);
+                }
+            } else if (tid < CK_CT && it > 0) { /* the compute warps */
+                float v[3];
+                ck_products<UW, IB>(W, X + ((it - 1) & 1) * IB * K, K,
+                                    warp * 3 * UW, v);
+                const int t = (it - 1) * SP + dt;
+                if (lead && t < T) {
+                    unsigned long long *d =
+                        a.gx + (((size_t)l * T + t) * Bt + b0 + b) * 3 * H + j;
+#pragma unroll
+                    for (int g = 0; g < 3; g++)
+                        st_relaxed64(d + (size_t)g * H,
+                                     tagw | __float_as_uint(v[g] + bias[g]));
+                }
+            }
+            __syncthreads();
+        }
+        return;
+    }
+
+    /* the recurrence. h_(t-1) is in buffer t % 2, and the block's units of
+     * h_t go into buffer (t + 1) % 2 of every block of the cluster, with
+     * st.async, which counts the bytes on that block's mbarrier for the
+     * buffer; a block waits for all B H of them before step t + 1. A warp
+     * sends h_t only after its products of step t, and the others write
+     * into buffer t % 2 again only once they have h_t from every warp of
+     * every block, so no block overwrites a buffer another still reads */
+    for (int i = tid; i < B * H; i += CK_NT)
+        X[(i / H) * K + i % H] = __ldg(a.h0 + ((size_t)l * Bt + b0) * H + i);
+    const unsigned bar0 = ck_smem_addr(mbar), xs = ck_smem_addr(X);
+    if (tid == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0)
+                     : "memory");
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8)
+                     : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    /* every block has its buffers zeroed, h_0 loaded and its mbarriers
+     * ready before any block sends it anything */
+    cluster.sync();
+    /* below the last layer, a courier warp publishes the block's progress
+     * for the input cluster above: once every compute warp has stored its
+     * h_t (each says so in prog), a fence and the block's flag
+     * (st.release), off the recurrence's path */
+    unsigned *prog = (unsigned *)(mbar + 2);
+    if (tid >= CK_CT) {
+        if (warp != CK_NC || l == L - 1)
+            return;
+        unsigned long long *f = a.fx + ((size_t)l * a.G + grp) * CS + c;
+        unsigned long long t0 = 0;
+        for (unsigned done = 0; done < (unsigned)T;) {
+            /* an atomic read, then a fence: an acquire of each count */
+            unsigned m = lane < CK_NC ? atomicAdd(prog + lane, 0u) : T;
+            __threadfence_block();
+            m = __reduce_min_sync(0xffffffffu, m);
+            if (m > done) {
+                if (lane == 0) {
+                    __threadfence();
+                    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(f),
+                                 "l"(tagw | m)
+                                 : "memory");
+                }
+                done = m;
+                t0 = 0;
+            } else {
+                if (!t0)
+                    t0 = rg_now_ns();
+                else if (rg_now_ns() - t0 > a.wait_ns)
+                    __trap();
+                __nanosleep(32);
+            }
+        }
+        return;
+    }
+    constexpr int DUP = ck_dup<UW, BT>();
+    const unsigned bytes = (unsigned)(B * H * sizeof(float));
+    for (int t = 0; t < T; t++) {
+        const int p = t & 1, n = p ^ 1;
+        if (t > 0) /* h_(t-1) from every block: phase (t - 1) / 2 */
+            ck_wait_phase(bar0 + 8 * p, ((t - 1) >> 1) & 1, a.wait_ns);
+        if (tid == 0 && t + 1 < T) /* h_t's bytes, to come */
+            ck_expect(bar0 + 8 * n, bytes);
+        const float *Xc = X + p * BT * K;
+        const size_t gi_at = ((size_t)t * Bt + b0 + b) * 3 * H + j;
+        const unsigned long long *gp =
+            a.gx + (size_t)l * T * Bt * 3 * H + gi_at;
+        unsigned long long gw[3] = {tagw, tagw, tagw};
+        float hp = 0.f, gi[3];
+        if (gate) { /* in flight during the products */
+#pragma unroll
+            for (int g = 0; g < 3; g++)
+                if (gemm_in)
+                    gi[g] = __ldg(a.g0 + gi_at + (size_t)g * H);
+                else
+                    gw[g] = ld_relaxed64(gp + (size_t)g * H);
+            hp = Xc[b * K + j];
+        }
+        float hs[3];
+        ck_products<UW, BT>(W, Xc, K, warp * 3 * UW, hs);
+        float v = 0.f;
+        if (gate) {
+            if (gemm_in)
+#pragma unroll
+                for (int g = 0; g < 3; g++)
+                    gi[g] += bias_i[g];
+            else
+                ck_wait3(gi, gw, gp, H, a.tag, a.wait_ns);
+            v = gru_gates(gi[0], gi[1], gi[2], hs[0] + bias[0], hs[1] + bias[1],
+                          hs[2] + bias[2], hp);
+        }
+        if (t + 1 < T) {
+            /* (batch row, block) pairs a lane: the warp's UW units of a
+             * row gathered by shuffles, then sent with one st.async */
+#pragma unroll
+            for (int i = 0; i < (BT * 16 + 31) / 32; i++) {
+                const int e = lane + 32 * i, r = e % 16, bb = e / 16;
+                float u4[UW];
+#pragma unroll
+                for (int uu = 0; uu < UW; uu++)
+                    u4[uu] = __shfl_sync(0xffffffffu, v,
+                                         ((uu * BT + bb % BT) << DUP) & 31);
+                if (e < B * 16 && r < CS) {
+                    const unsigned off =
+                        (unsigned)(((n * BT + bb) * K + j0 + warp * UW) * 4);
+                    ck_send<UW>(ck_mapa(xs + off, r), u4,
+                                ck_mapa(bar0 + 8 * n, r));
+                }
+            }
+        }
+        if (lead) {
+            (l < L - 1 ? a.mid + (size_t)l * T * Bt * H
+                       : a.y)[((size_t)t * Bt + b0 + b) * H + j] = v;
+            if (t == T - 1)
+                a.hn[((size_t)l * Bt + b0 + b) * H + j] = v;
+        }
+        if (l < L - 1) { /* this warp's h_t is stored: say so (a fence,
+                          * then an atomic store: a release) */
+            __syncwarp();
+            if (lane == 0) {
+                __threadfence_block();
+                atomicExch(prog + warp, (unsigned)t + 1);
+            }
+        }
+    }
+#endif
+}
+
+template <int UW, int BT> size_t ck_smem(int K)
+{
+    /* the weights, two input buffers, two mbarriers, a count a warp */
+    return ((size_t)3 * UW * CK_NC * K + 2 * ck_ib<BT>() * K) * sizeof(float) +
+           2 * sizeof(unsigned long long) + CK_NC * sizeof(unsigned);
+}
+
+/* launch cluster_kernel<UW, BT> in groups of BT batch rows if this GPU
+ * can run its 2 L G clusters at once: 0 (nothing enqueued) when not, any
+ * error cleared */
+template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
+{
+    static struct {
+        int dev;      /* the device the facts below are for */
+        size_t smem;  /* the size the capacity was asked for */
+        int clusters; /* how many can run at once (0: none) */
+        int coop;     /* whether the runtime takes cooperative clusters */
+    } c = {-1, 0, 0, 1};
+    const void *kernel = (const void *)cluster_kernel<UW, BT>;
+    int dev;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    const int K = a->Kh > a->Ki0 ? a->Kh : a->Ki0;
+    const size_t smem = ck_smem<UW, BT>(K);
+    a->G = (a->B + BT - 1) / BT;
+    const int clusters = a->G * (2 * a->L - a->gemm0);
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[2];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = CK_CS;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    at[1].id = cudaLaunchAttributeCooperative;
+    at[1].val.cooperative = 1;
+    cfg.gridDim = dim3(clusters * CK_CS);
+    cfg.blockDim = dim3(CK_NT);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    if (dev != c.dev || smem != c.smem) {
+        int maj = 0, optin = 0, n = 0;
+        c.dev = dev;
+        c.smem = smem;
+        c.clusters = 0;
+        if (cudaDeviceGetAttribute(&maj, cudaDevAttrComputeCapabilityMajor,
+                                   dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   dev) != cudaSuccess ||
+            maj < 9 || smem > (size_t)optin ||
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)smem) != cudaSuccess ||
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                 1) != cudaSuccess ||
+            cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        c.clusters = n;
+    }
+    if (c.clusters < clusters)
+        return 0;
+    if (a->gemm0) { /* layer 0's input products first, as one GEMM */
+        cublasHandle_t h = blas_handle();
+        int ok = h != NULL;
+        if (ok)
+            GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
+        if (!ok || !gemm_nt(h, a->x, a->w_ih[0], (float *)a->g0, a->T * a->B,
+                            3 * a->H, a->I))
+            return 0;
+    }
+    /* cooperative where the runtime takes it with clusters: the grid is
+     * then resident by contract, not only because it fits */
+    if (c.coop) {
+        cfg.numAttrs = 2;
+        if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
+            return 1;
+        (void)cudaGetLastError();
+        c.coop = 0;
+        cfg.numAttrs = 1;
+    }
+    if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
+        return 1;
+    (void)cudaGetLastError();
+    return 0;
+}
+
+/* the batch in groups of @p bt rows (1, 2, 4 or 8), if they fit */
+template <int UW> int ck_launch_bt(ck_args *a, int bt, cudaStream_t s)
+{
+    switch (bt) {
+    case 1: return ck_launch<UW, 1>(a, s);
+    case 2: return ck_launch<UW, 2>(a, s);
+    case 4: return ck_launch<UW, 4>(a, s);
+    default: return ck_launch<UW, 8>(a, s);
+    }
+}
+
+/* groups of BT rows a cluster: fewer rows a block are less work a step on
+ * the recurrence's path, and more groups are more clusters, which must all
+ * fit at once. Two or fewer rows run as one group with layer 0's input
+ * cluster; more, in groups of 2 (up to 4 rows) or 4, with layer 0's input
+ * products as a GEMM before the kernel (one cluster a group fewer); where
+ * those clusters do not fit, one group of all the rows.
+ * GRU_KERNEL_CK_BT=n asks for groups of n rows, GRU_KERNEL_CK_GEMM0=1 for
+ * the GEMM with one group too (to measure) */
+template <int UW> int ck_launch_b(ck_args *a, cudaStream_t s)
+{
+    static int want = -1, gemm1 = 0;
+    if (want < 0) {
+        const char *e = getenv("GRU_KERNEL_CK_BT");
+        want = e ? atoi(e) : 0;
+        e = getenv("GRU_KERNEL_CK_GEMM0");
+        gemm1 = e && atoi(e) != 0;
+    }
+    int one = 1; /* one group: the next power of 2 from B */
+    while (one < a->B)
+        one *= 2;
+    const int first = want == 1 || want == 2 || want == 4 || want == 8 ? want
+                      : a->B <= 2                                      ? one
+                      : a->B <= 4                                      ? 2
+                                                                       : 4;
+    for (int bt = first;; bt = one) {
+        a->gemm0 = bt < a->B || gemm1;
+        if (ck_launch_bt<UW>(a, bt, s))
+            return 1;
+        if (bt == one || want)
+            return 0;
+    }
+}
+
+/* rung 6 where it applies: 0 (nothing enqueued) where not */
+int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
+                    const struct gru_weights *layers, int T, int B, int I,
+                    int H, int L, const struct ws_layout *w, cudaStream_t s)
+{
+    static int on = -1, minb = 2;
+    static unsigned long long wait_s = 2;
+    if (on < 0) {
+        const char *e = getenv("GRU_KERNEL_CLUSTER");
+        on = e ? atoi(e) != 0 : 1;
+        e = getenv("GRU_KERNEL_CK_MINB");
+        minb = e && atoi(e) >= 1 ? atoi(e) : 2;
+        /* a longer wait before a block gives up: under compute-sanitizer's
+         * racecheck the blocks a wait depends on run far slower */
+        e = getenv("GRU_KERNEL_WAIT_S");
+        wait_s = e && atoi(e) >= 1 ? (unsigned long long)atoi(e) : 2;
+    }
+    if (!on || B < minb || !ck_takes(T, B, H, L) || I > 512 || !w->gx || !w->fx)
+        return 0;
+    ck_args a;
+    a.T = T;
+    a.B = B;
+    a.I = I;
+    a.H = H;
+    a.L = L;
+    a.Kh = (H + 127) / 128 * 128;
+    a.Ki0 = (I + 127) / 128 * 128;
+    a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
+    a.x = x;
+    a.h0 = h0;
+    a.y = y;
+    a.hn = h_n;
+    a.mid = w->mid;
+    a.fx = w->fx;
+    a.gx = w->gx;
+    a.g0 = w->g;
+    a.tag = rg_next_tag();
+    a.wait_ns = wait_s * 1000000000ull;
+    for (int l = 0; l < L; l++) {
+        a.w_ih[l] = layers[l].w_ih;
+        a.w_hh[l] = layers[l].w_hh;
+        a.b_ih[l] = layers[l].b_ih;
+        a.b_hh[l] = layers[l].b_hh;
+    }
+    return H / CK_CS == 32 ? ck_launch_b<4>(&a, s) : ck_launch_b<2>(&a, s);
+}
+
+} // namespace
+
+// ----------------------------------------------------------------------------
 // the entry points
 
 #define GRU_DEFAULT 5
-#define GRU_RUNGS   5
+#define GRU_RUNGS   6
 
 static int rung(void)
 {
@@ -2317,7 +3065,10 @@ extern "C" void gru_forward(const float *x, const float *h0, float *y,
      * a resident grid); rung 4 the
      * batches of up to WF_MAXB rows whose weights fit on chip; the rest go
      * down to rung 3 (and from there to rung 2) */
-    if (k == 5 &&
+    if (k == 6 &&
+        forward_cluster(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream))
+        return;
+    if (k >= 5 &&
         forward_regs(x, h0, y, h_n, layers, T, B, I, H, L, &w, stream))
         return;
     if (k >= 4 &&
