@@ -297,11 +297,12 @@ static int gemm_nt(cublasHandle_t h, const float *A, const float *W, float *C,
 
 /* whether rung 6's clusters can take this shape: 16 blocks hold a layer's
  * W_hh at H = 256 or 512 (16 or 32 units a block), a batch of up to 8
- * rows, up to 4 layers (8 clusters), and the input products' tagged words
- * (L T B 3H, 8 bytes each) within 256 MB of workspace */
+ * rows, up to 3 layers (6 clusters; an H200 ran 6 clusters of 16 blocks
+ * at once, not 8), and the input products' tagged words (L T B 3H, 8 bytes
+ * each) within 256 MB of workspace */
 static int ck_takes(int T, int B, int H, int L)
 {
-    return B >= 1 && B <= 8 && (H == 256 || H == 512) && L <= 4 &&
+    return B >= 1 && B <= 8 && (H == 256 || H == 512) && L <= 3 &&
            (size_t)L * T * B * 3 * H * 8 <= ((size_t)256 << 20);
 }
 
@@ -2320,8 +2321,8 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 //
 // The batch runs in groups of BT rows, a pair of clusters a layer each:
 // fewer rows a block are less work a step on the recurrence's path, but
-// every cluster must be resident at once (the H200 holds 6 or 7 of 16
-// blocks), so groups of 2 (up to 4 rows) or 4 rows take layer 0's input
+// every cluster must be resident at once (an H200 ran 6 clusters of 16
+// blocks, not 8), so groups of 2 (up to 4 rows) or 4 rows take layer 0's input
 // cluster out for a GEMM; where they do not fit, one group of all the
 // rows. Every wait gives up with __trap() after 2 s (GRU_KERNEL_WAIT_S: more,
 // for compute-sanitizer, under which the blocks a wait depends on run far
@@ -2535,8 +2536,9 @@ __device__ __forceinline__ void ck_expect(unsigned bar, unsigned bytes)
         : "memory");
 }
 
-/* wait for phase @p parity of the mbarrier at @p bar; __trap() after
- * @p wait_ns */
+/* wait for phase @p parity of the mbarrier at @p bar, an acquire at the
+ * cluster's scope (the bytes that complete it come from other blocks);
+ * __trap() after @p wait_ns */
 __device__ __forceinline__ void ck_wait_phase(unsigned bar, unsigned parity,
                                               unsigned long long wait_ns)
 {
@@ -2544,7 +2546,8 @@ __device__ __forceinline__ void ck_wait_phase(unsigned bar, unsigned parity,
     for (;;) {
         unsigned ok;
         asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"
+                     " p, [%1], %2;\n\t"
                      "selp.u32 %0, 1, 0, p;\n\t}"
                      : "=r"(ok)
                      : "r"(bar), "r"(parity)
@@ -2725,6 +2728,7 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
             unsigned m = lane < CK_NC ? atomicAdd(prog + lane, 0u) : T;
             __threadfence_block();
             m = __reduce_min_sync(0xffffffffu, m);
+            __syncwarp(); /* every lane's acquire before lane 0's release */
             if (m > done) {
                 if (lane == 0) {
                     __threadfence();
@@ -2784,14 +2788,14 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
             /* (batch row, block) pairs a lane: the warp's UW units of a
              * row gathered by shuffles, then sent with one st.async */
 #pragma unroll
-            for (int i = 0; i < (BT * 16 + 31) / 32; i++) {
-                const int e = lane + 32 * i, r = e % 16, bb = e / 16;
+            for (int i = 0; i < (BT * CK_CS + 31) / 32; i++) {
+                const int e = lane + 32 * i, r = e % CK_CS, bb = e / CK_CS;
                 float u4[UW];
 #pragma unroll
                 for (int uu = 0; uu < UW; uu++)
                     u4[uu] = __shfl_sync(0xffffffffu, v,
                                          ((uu * BT + bb % BT) << DUP) & 31);
-                if (e < B * 16 && r < CS) {
+                if (e < B * CK_CS && r < CS) {
                     const unsigned off =
                         (unsigned)(((n * BT + bb) * K + j0 + warp * UW) * 4);
                     ck_send<UW>(ck_mapa(xs + off, r), u4,
@@ -2825,16 +2829,16 @@ template <int UW, int BT> size_t ck_smem(int K)
 }
 
 /* launch cluster_kernel<UW, BT> in groups of BT batch rows if this GPU
- * can run its 2 L G clusters at once: 0 (nothing enqueued) when not, any
- * error cleared */
+ * can run its clusters at once: 0 when not, any error cleared, and
+ * nothing enqueued but, at most, the GEMM of layer 0's input products
+ * into the workspace's scratch (when the launch after it fails) */
 template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
 {
     static struct {
         int dev;      /* the device the facts below are for */
         size_t smem;  /* the size the capacity was asked for */
         int clusters; /* how many can run at once (0: none) */
-        int coop;     /* whether the runtime takes cooperative clusters */
-    } c = {-1, 0, 0, 1};
+    } c = {-1, 0, 0};
     const void *kernel = (const void *)cluster_kernel<UW, BT>;
     int dev;
     if (cudaGetDevice(&dev) != cudaSuccess) {
@@ -2893,19 +2897,14 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
                             3 * a->H, a->I))
             return 0;
     }
-    /* cooperative where the runtime takes it with clusters: the grid is
-     * then resident by contract, not only because it fits */
-    if (c.coop) {
-        cfg.numAttrs = 2;
-        if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
-            return 1;
-        (void)cudaGetLastError();
-        c.coop = 0;
-        cfg.numAttrs = 1;
-    }
+    /* cooperative, so that the grid is resident by contract, not only
+     * because it fits an idle GPU: where the runtime refuses it, no rung 6.
+     * A refusal is asked about again next time (the facts are read anew) */
+    cfg.numAttrs = 2;
     if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
         return 1;
     (void)cudaGetLastError();
+    c.dev = -1;
     return 0;
 }
 
@@ -2934,16 +2933,15 @@ template <int UW> int ck_launch_b(ck_args *a, cudaStream_t s)
     if (want < 0) {
         const char *e = getenv("GRU_KERNEL_CK_BT");
         want = e ? atoi(e) : 0;
+        if (want != 1 && want != 2 && want != 4 && want != 8)
+            want = 0;
         e = getenv("GRU_KERNEL_CK_GEMM0");
         gemm1 = e && atoi(e) != 0;
     }
     int one = 1; /* one group: the next power of 2 from B */
     while (one < a->B)
         one *= 2;
-    const int first = want == 1 || want == 2 || want == 4 || want == 8 ? want
-                      : a->B <= 2                                      ? one
-                      : a->B <= 4                                      ? 2
-                                                                       : 4;
+    const int first = want ? want : a->B <= 2 ? one : a->B <= 4 ? 2 : 4;
     for (int bt = first;; bt = one) {
         a->gemm0 = bt < a->B || gemm1;
         if (ck_launch_bt<UW>(a, bt, s))
