@@ -404,6 +404,19 @@ extern "C" size_t gru_workspace_size(int T, int B, int I, int H, int L)
     return gru_layout(NULL, T, B, H, L).bytes;
 }
 
+/* the layers' weight and bias pointers into a kernel's arguments (rungs 3
+ * to 6 each have the four arrays of PK_LAYERS) */
+template <class A>
+static void set_layers(A &a, const struct gru_weights *layers, int L)
+{
+    for (int l = 0; l < L; l++) {
+        a.w_ih[l] = layers[l].w_ih;
+        a.w_hh[l] = layers[l].w_hh;
+        a.b_ih[l] = layers[l].b_ih;
+        a.b_hh[l] = layers[l].b_hh;
+    }
+}
+
 /* the output of layer l: y for the last, the workspace below it */
 static float *layer_out(const struct ws_layout *w, float *y, int l, int T,
                         int B, int H, int L)
@@ -1276,12 +1289,7 @@ static int forward_persistent(const float *x, const float *h0, float *y,
     a.vec = H % 4 == 0 && ((uintptr_t)h0 % 16) == 0 &&
             ((uintptr_t)y % 16) == 0 && ((uintptr_t)w->mid % 16) == 0;
     a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
-    for (int l = 0; l < L; l++) {
-        a.w_ih[l] = layers[l].w_ih;
-        a.w_hh[l] = layers[l].w_hh;
-        a.b_ih[l] = layers[l].b_ih;
-        a.b_hh[l] = layers[l].b_hh;
-    }
+    set_layers(a, layers, L);
     /* batches of 2 to 8: the input half off the critical path */
     if (launch_split(&a, s))
         return 1;
@@ -1694,12 +1702,7 @@ static int forward_wavefront(const float *x, const float *h0, float *y,
     a.hn = h_n;
     a.hx = w->hx;
     a.tag = wf_next_tag();
-    for (int l = 0; l < L; l++) {
-        a.w_ih[l] = layers[l].w_ih;
-        a.w_hh[l] = layers[l].w_hh;
-        a.b_ih[l] = layers[l].b_ih;
-        a.b_hh[l] = layers[l].b_hh;
-    }
+    set_layers(a, layers, L);
     /* lanes per dot product and batch columns per lane: one column of 32
      * lanes at B = 1, else 8 lanes and 4 groups of BT columns */
     if (B == 1)
@@ -2252,15 +2255,11 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
         I > 128 * RG_Q || !w->hx || !rg_aligned(x) || !rg_aligned(h0) ||
         !rg_aligned(y) || !rg_aligned(w->mid))
         return 0;
-    rg_args a;
-    for (int l = 0; l < L; l++) {
+    for (int l = 0; l < L; l++)
         if (!rg_aligned(layers[l].w_ih) || !rg_aligned(layers[l].w_hh))
             return 0;
-        a.w_ih[l] = layers[l].w_ih;
-        a.w_hh[l] = layers[l].w_hh;
-        a.b_ih[l] = layers[l].b_ih;
-        a.b_hh[l] = layers[l].b_hh;
-    }
+    rg_args a;
+    set_layers(a, layers, L);
     a.T = T;
     a.B = B;
     a.I = I;
@@ -2361,6 +2360,17 @@ struct ck_args {
 /* the kernel's device code is Hopper's (clusters): no copy for older GPUs */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
+/* a wait's clock, after each look that found nothing: started at the
+ * first, and past @p wait_ns, __trap(): fail, do not hang */
+__device__ __forceinline__ void ck_waited(unsigned long long &t0,
+                                          unsigned long long wait_ns)
+{
+    if (!t0)
+        t0 = rg_now_ns();
+    else if (rg_now_ns() - t0 > wait_ns)
+        __trap();
+}
+
 /* wait until the words *w (loaded from p[0], p[H], p[2H]) carry the tag,
  * asking again only for those that do not */
 __device__ __forceinline__ void
@@ -2378,10 +2388,7 @@ ck_wait3(float (&v)[3], unsigned long long (&w)[3], const unsigned long long *p,
             }
         if (done)
             break;
-        if (!t0)
-            t0 = rg_now_ns();
-        else if (rg_now_ns() - t0 > wait_ns)
-            __trap(); /* a product that never comes: fail, do not hang */
+        ck_waited(t0, wait_ns); /* a product that never comes */
     }
 #pragma unroll
     for (int g = 0; g < 3; g++)
@@ -2411,10 +2418,7 @@ __device__ __forceinline__ void ck_wait_flags(const unsigned long long *f,
             __syncwarp(); /* every lane's reads after every lane's acquire */
             return;
         }
-        if (!t0)
-            t0 = rg_now_ns();
-        else if (rg_now_ns() - t0 > wait_ns)
-            __trap(); /* a block that never publishes: fail, not hang */
+        ck_waited(t0, wait_ns); /* a block that never publishes */
         __nanosleep(32);
     }
 }
@@ -2554,10 +2558,7 @@ __device__ __forceinline__ void ck_wait_phase(unsigned bar, unsigned parity,
                      : "memory");
         if (ok)
             return;
-        if (!t0)
-            t0 = rg_now_ns();
-        else if (rg_now_ns() - t0 > wait_ns)
-            __trap(); /* a block that never sends: fail, do not hang */
+        ck_waited(t0, wait_ns); /* a block that never sends */
     }
 }
 
@@ -2739,10 +2740,7 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
                 done = m;
                 t0 = 0;
             } else {
-                if (!t0)
-                    t0 = rg_now_ns();
-                else if (rg_now_ns() - t0 > a.wait_ns)
-                    __trap();
+                ck_waited(t0, a.wait_ns); /* a warp that never stores */
                 __nanosleep(32);
             }
         }
@@ -2989,12 +2987,7 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
     a.g0 = w->g;
     a.tag = rg_next_tag();
     a.wait_ns = wait_s * 1000000000ull;
-    for (int l = 0; l < L; l++) {
-        a.w_ih[l] = layers[l].w_ih;
-        a.w_hh[l] = layers[l].w_hh;
-        a.b_ih[l] = layers[l].b_ih;
-        a.b_hh[l] = layers[l].b_hh;
-    }
+    set_layers(a, layers, L);
     return H / CK_CS == 32 ? ck_launch_b<4>(&a, s) : ck_launch_b<2>(&a, s);
 }
 
