@@ -1,7 +1,8 @@
 /*
  * Lab 5 reference solution: GRU forward, float32.
  *
- * The ladder (GRU_KERNEL=N; the default is 5):
+ * The ladder (GRU_KERNEL=N; the default is 6, which hands the shapes it
+ * does not take down to 5):
  *   1  one fused kernel per step and layer: a warp per (batch, unit) takes
  *      the unit's six dot products straight from global memory, reduces
  *      them with shuffles and applies the gates (no cuBLAS)
@@ -45,16 +46,16 @@
  *      B = 8 than rung 3 (0.244 ms against 0.182; GRU_KERNEL_R5_FENCE=0
  *      leaves out the fence before each flag, not yet timed). Other
  *      shapes, and decoder steps, run rung 4's code
- *   6  thread-block clusters (Hopper), batches of 2 to 8 at H = 256 or 512,
- *      on trial (not yet the default): a cluster of 16 blocks holds one
- *      layer's whole W_hh in shared memory, and each warp writes its units
- *      of h_t straight into every block's copy of h (distributed shared
- *      memory, st.async onto each block's mbarrier), so no step's h goes
- *      through L2 on the recurrence's critical path; other clusters make
- *      the input products, ahead of the recurrence. t32-b2 0.096 ms,
- *      t32-b4 0.113, t32-b8 0.145, against rung 5's 0.147, 0.145 and 0.151
- *      (H200, 2026-11-28). Other shapes, and GPUs without clusters, run
- *      rung 5's code
+ *   6  thread-block clusters (Hopper), batches of 2 to 8 at H = 256 or 512:
+ *      a cluster of 16 blocks holds one layer's whole W_hh in shared
+ *      memory, and each warp writes its units of h_t straight into every
+ *      block's copy of h (distributed shared memory, st.async onto each
+ *      block's mbarrier), so no step's h goes through L2 on the
+ *      recurrence's critical path; other clusters make the input products,
+ *      ahead of the recurrence. t32-b2 0.082 ms, t32-b4 0.097, t32-b8
+ *      0.123, against rung 5's 0.143 to 0.150 (H200, 2026-11-28). Other
+ *      shapes (B = 1, B > 8, other H, more than 3 layers, I > 512), and
+ *      GPUs without clusters of 16, run rung 5's code
  *
  * Rung 4 hands batches over one row (GRU_KERNEL_WF_MAXB=N, up to 16, changes
  * that), and grids that cannot be resident, to rung 3.
@@ -2305,14 +2306,14 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 //
 // The input products come from elsewhere, so that only W_hh is on the
 // recurrence's path: layer 0's from an input cluster of its own, or from a
-// GEMM before the kernel (below); a higher layer's from an input cluster,
-// which multiplies the layer below's h_t by its rows of W_ih, two steps at
-// once at up to 4 batch rows (each weight read serves both), and stores
-// them, biases in, as rung 4's tagged 64-bit words (the float's bits and a
-// tag new on every call). The recurrence's gate lanes load their three
-// words before the products and ask again only if a tag is not yet this
-// call's. An input block's 8 compute warps multiply one buffer while its 4
-// loader warps fill the other (one block barrier an iteration). Below the
+// GEMM before the kernel (ck_gemm0); a higher layer's from an input
+// cluster, which multiplies the layer below's h_t by its rows of W_ih and
+// stores the products, biases in, as rung 4's tagged 64-bit words (the
+// float's bits and a tag new on every call). The recurrence's gate lanes
+// load their three words before the products and ask again only if a tag
+// is not yet this call's. An input block's 8 compute warps multiply one
+// step's input while its 4 loader warps fetch the next step's into the
+// other buffer (one block barrier a step). Below the
 // last layer, the recurrence's warps store h_t as plain floats, and a
 // courier warp a block publishes the block's progress (a fence, then a
 // flag, tagged, with st.release), which the loader warps above poll
@@ -2321,14 +2322,21 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 // The batch runs in groups of BT rows, a pair of clusters a layer each:
 // fewer rows a block are less work a step on the recurrence's path, but
 // every cluster must be resident at once (an H200 ran 6 clusters of 16
-// blocks, not 8), so groups of 2 (up to 4 rows) or 4 rows take layer 0's input
-// cluster out for a GEMM; where they do not fit, one group of all the
-// rows. Every wait gives up with __trap() after 2 s (GRU_KERNEL_WAIT_S: more,
-// for compute-sanitizer, under which the blocks a wait depends on run far
-// slower). GRU_KERNEL=6 selects the rung (not yet the default: see
-// docs/performance.md); GRU_KERNEL_CLUSTER=0 turns it off,
-// GRU_KERNEL_CK_MINB (default 2) is the smallest batch it takes, and
-// GRU_KERNEL_CK_BT and GRU_KERNEL_CK_GEMM0 pick the groups (to measure).
+// blocks, not 8), so groups of 2 (up to 4 rows) or 4 rows take layer 0's
+// input cluster out for a GEMM; where they do not fit, one group of all
+// the rows. Every wait gives up with __trap() after 2 s (GRU_KERNEL_WAIT_S:
+// more, for compute-sanitizer, under which the blocks a wait depends on run far
+// slower).
+//
+// What a step costs (docs/performance.md): the products of a warp's rows
+// are written out at compile time with each weight's load issued six rows
+// ahead of its FMAs (ck_products_rec), so that shared memory and the FMA
+// pipes overlap (1.9 us of a 3 us step before, at 4 rows); a block's
+// weights arrive by bulk copies (cp.async.bulk) before the first step.
+// GRU_KERNEL=5 runs the ladder without this rung, and so does
+// GRU_KERNEL_CLUSTER=0; GRU_KERNEL_CK_MINB (default 2) is the smallest
+// batch it takes, and GRU_KERNEL_CK_BT and GRU_KERNEL_CK_GEMM0 pick the
+// groups (to measure).
 
 namespace
 {
@@ -2506,6 +2514,60 @@ __device__ __forceinline__ void ck_products(const float *W, const float *X,
         v[g] = acc[g];
 }
 
+/* ck_products for the recurrence, whose K is 128 UW (H = 16 8 UW): the
+ * same sums in the same order, with every load of the k loop known at
+ * compile time and issued D weight rows (and one k slice of X) ahead of
+ * the FMAs that use it. Without that, each warp loads its 3 UW weight rows
+ * and then waits for them, all 8 warps at once, so shared memory and the
+ * FMA pipes take turns instead of overlapping */
+template <int UW, int BT>
+__device__ __forceinline__ void ck_products_rec(const float *W, const float *X,
+                                                int row0, float (&v)[3])
+{
+    constexpr int K = 128 * UW, R = 3 * UW, S = UW * R, D = 6;
+    constexpr int N = UW * BT * 3;
+    const int lane = threadIdx.x % 32;
+    const float *wl = W + row0 * K + lane * 4, *xl = X + lane * 4;
+    float acc[N];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        acc[i] = 0.f;
+    float4 wq[D], xv[2][BT];
+#pragma unroll
+    for (int s = 0; s < D; s++)
+        wq[s] = *(const float4 *)(wl + s % R * K + s / R * 128);
+#pragma unroll
+    for (int c = 0; c < BT; c++)
+        xv[0][c] = *(const float4 *)(xl + c * K);
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        const int j = s / R, r = s % R, u = r / 3, g = r % 3;
+        if (r == 0 && j + 1 < UW)
+#pragma unroll
+            for (int c = 0; c < BT; c++)
+                xv[(j + 1) & 1][c] =
+                    *(const float4 *)(xl + c * K + (j + 1) * 128);
+        const float4 w = wq[s % D];
+        if (s + D < S)
+            wq[s % D] =
+                *(const float4 *)(wl + (s + D) % R * K + (s + D) / R * 128);
+#pragma unroll
+        for (int c = 0; c < BT; c++) {
+            const float4 x4 = xv[j & 1][c];
+            float &a = acc[(u * BT + c) * 3 + g];
+            a = fmaf(w.x, x4.x, a);
+            a = fmaf(w.y, x4.y, a);
+            a = fmaf(w.z, x4.z, a);
+            a = fmaf(w.w, x4.w, a);
+        }
+    }
+    int base = 0;
+    warp_spread<N, 16>(acc, lane, base);
+#pragma unroll
+    for (int g = 0; g < 3; g++)
+        v[g] = acc[g];
+}
+
 /* the shift from a lane to its (unit, batch row) pair: 32 lanes share
  * UW BT pairs, 32 / (UW BT) lanes a pair (the low lane bits) */
 template <int UW, int BT> __host__ __device__ constexpr int ck_dup(void)
@@ -2581,12 +2643,73 @@ __device__ __forceinline__ void ck_send(unsigned dst, const float *v,
 }
 #endif
 
-/* columns of an input block's products: two steps of BT rows at once up
- * to 8 columns, so that each of its weights read from shared memory
- * serves both (an input block then keeps up with its layer's recurrence) */
-template <int BT> __host__ __device__ constexpr int ck_ib(void)
+/* layer 0's input products before rung 6's kernel, where its batch runs
+ * in groups: g[m][n] = x[m] . W[n] for the M = T B rows of x and the
+ * N = 3H rows of W_ih0 (K = I floats each, any K). A 64 x 64 tile a block
+ * (4 x 4 sums a thread, float4 reads from shared memory) over slices of 32
+ * of K, the next slice's loads in registers while this one's products are
+ * made. cuBLAS's call for t32-b8's 256 x 1536 x 256 took 25 us in events
+ * alone, its host side included; with this kernel instead the whole call's
+ * host enqueue went from 23.5 to 11.0 us (H200, 2026-11-28) */
+constexpr int G0_T = 64, G0_K = 32, G0_NT = 256;
+
+__global__ void __launch_bounds__(G0_NT)
+    ck_gemm0(const float *__restrict__ x, const float *__restrict__ w,
+             float *__restrict__ g, int M, int N, int K)
 {
-    return BT <= 4 ? 2 * BT : BT;
+    /* slices k-major, so that a thread reads its 4 rows (columns) as one
+     * float4; rows padded to 68 floats against bank conflicts on stores */
+    __shared__ __align__(16) float As[G0_K][G0_T + 4], Bs[G0_K][G0_T + 4];
+    constexpr int PER = G0_T * G0_K / G0_NT; /* loads a thread, each matrix */
+    const int tid = threadIdx.x, tm = tid / 16, tn = tid % 16;
+    const int m0 = blockIdx.y * G0_T, n0 = blockIdx.x * G0_T;
+    float acc[4][4] = {};
+    float ra[PER], rb[PER];
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            const int i = tid + G0_NT * u, r = i / G0_K, k = k0 + i % G0_K;
+            ra[u] =
+                m0 + r < M && k < K ? __ldg(x + (size_t)(m0 + r) * K + k) : 0.f;
+            rb[u] =
+                n0 + r < N && k < K ? __ldg(w + (size_t)(n0 + r) * K + k) : 0.f;
+        }
+    };
+    load(0);
+    for (int k0 = 0; k0 < K; k0 += G0_K) {
+        __syncthreads(); /* the slice before is read */
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            const int i = tid + G0_NT * u;
+            As[i % G0_K][i / G0_K] = ra[u];
+            Bs[i % G0_K][i / G0_K] = rb[u];
+        }
+        __syncthreads();
+        if (k0 + G0_K < K)
+            load(k0 + G0_K);
+#pragma unroll 8
+        for (int k = 0; k < G0_K; k++) {
+            const float4 a4 = *(const float4 *)&As[k][tm * 4];
+            const float4 b4 = *(const float4 *)&Bs[k][tn * 4];
+            const float av[4] = {a4.x, a4.y, a4.z, a4.w};
+            const float bv[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[i][c] = fmaf(av[i], bv[c], acc[i][c]);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int m = m0 + tm * 4 + i;
+        if (m >= M)
+            continue;
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            if (n0 + tn * 4 + c < N)
+                g[(size_t)m * N + n0 + tn * 4 + c] = acc[i][c];
+    }
 }
 
 /* UW units a warp (U = 8 UW a block), BT batch columns */
@@ -2595,7 +2718,7 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
-    constexpr int U = UW * CK_NC, IB = ck_ib<BT>(), SP = IB / BT;
+    constexpr int U = UW * CK_NC;
     static_assert(U <= 32 && (UW == 2 || UW == 4), "units a warp");
     extern __shared__ float4 smem4[];
     cg::cluster_group cluster = cg::this_cluster();
@@ -2611,24 +2734,51 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
     const int in_len = rec || l ? H : a.I;
     const int K = rec || l ? a.Kh : a.Ki0;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    /* this lane's (unit, column) after the products: NC columns, column
-     * col is batch row col % BT of step t + col / BT; DUP lanes a pair */
-    const int NC = rec ? BT : IB;
-    const int dup = rec ? ck_dup<UW, BT>() : ck_dup<UW, IB>();
-    const int pair = lane >> dup, col = pair % NC, b = col % BT;
-    const int dt = col / BT, j = j0 + warp * UW + pair / NC;
+    /* this lane's (unit, batch row) after the products; DUP lanes a pair */
+    constexpr int dup = ck_dup<UW, BT>();
+    const int pair = lane >> dup, b = pair % BT, j = j0 + warp * UW + pair / BT;
     const bool gate = tid < CK_CT && b < B; /* a copy of the pair each */
     const bool lead = gate && (lane & ((1 << dup) - 1)) == 0; /* the one */
     float *W = (float *)smem4; /* 3U x K, rows [u][g] */
-    float *X = W + 3 * U * K;  /* 2 x NC x K */
-    unsigned long long *mbar = (unsigned long long *)(X + 2 * NC * K);
+    float *X = W + 3 * U * K;  /* 2 x BT x K */
+    unsigned long long *mbar = (unsigned long long *)(X + 2 * BT * K);
     const float *ws = rec ? a.w_hh[l] : a.w_ih[l];
-    for (int row = warp; row < 3 * U; row += CK_NT / 32) {
-        const float *src = ws + (size_t)(row % 3 * H + j0 + row / 3) * in_len;
-        for (int k = lane; k < K; k += 32)
-            W[row * K + k] = k < in_len ? __ldg(src + k) : 0.f;
-    }
-    for (int i = tid; i < 2 * NC * K; i += CK_NT)
+    /* the block's 3U weight rows: where a row is K floats from a 16-byte
+     * boundary, one bulk copy a row (cp.async.bulk, by the SM's tensor
+     * memory accelerator, onto an mbarrier of its own, waited for below);
+     * else loads, zeros past in_len */
+    const unsigned wbar = ck_smem_addr(mbar + 6);
+    const bool bulk = in_len == K && ((uintptr_t)ws & 15) == 0;
+    if (bulk) {
+        if (tid == 0) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(wbar)
+                         : "memory");
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        }
+        /* the bytes expected after a barrier, the copies after another
+         * (racecheck takes the init and the expect of one thread, without
+         * a barrier between, as a race) */
+        __syncthreads();
+        if (tid == 0)
+            ck_expect(wbar, (unsigned)(3 * U * K * sizeof(float)));
+        __syncthreads();
+        if (tid < 3 * U) {
+            const float *src =
+                ws + (size_t)(tid % 3 * H + j0 + tid / 3) * in_len;
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                         "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                             ck_smem_addr(W + tid * K)),
+                         "l"(src), "r"((unsigned)(K * sizeof(float))), "r"(wbar)
+                         : "memory");
+        }
+    } else
+        for (int row = warp; row < 3 * U; row += CK_NT / 32) {
+            const float *src =
+                ws + (size_t)(row % 3 * H + j0 + row / 3) * in_len;
+            for (int k = lane; k < K; k += 32)
+                W[row * K + k] = k < in_len ? __ldg(src + k) : 0.f;
+        }
+    for (int i = tid; i < 2 * BT * K; i += CK_NT)
         X[i] = 0.f;
     if (tid < CK_NC) /* the recurrence's progress a warp (below) */
         ((unsigned *)(mbar + 2))[tid] = 0;
@@ -2643,44 +2793,47 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
                 bias_i[g] = __ldg(a.b_ih[0] + g * H + j);
         }
     __syncthreads();
+    if (bulk) /* the weights' bytes, all arrived */
+        ck_wait_phase(wbar, 0, a.wait_ns);
     const unsigned long long tagw = (unsigned long long)a.tag << 32;
 
     if (!rec) {
-        /* SP steps an iteration, BT rows each. A step past T leaves its
-         * rows as they were (finite), and its products are not stored */
-        const int iters = (T + SP - 1) / SP;
-        /* iteration it: the loader warps fill buffer it % 2 with the
-         * inputs of steps it SP ..., while the compute warps multiply
-         * buffer (it - 1) % 2, filled the iteration before; then the whole
-         * block meets, one barrier site for both */
-        for (int it = 0; it <= iters; it++) {
-            if (tid >= CK_CT && it < iters) { /* the loader warps */
-                float *Xi = X + (it & 1) * IB * K;
-                const int t0 = it * SP, ts = min(SP, T - t0);
+        /* step it: the loader warps fill buffer it % 2 with the input of
+         * step it, while the compute warps multiply buffer (it - 1) % 2,
+         * filled the iteration before; then the whole block meets, one
+         * barrier site for both. (Two steps an iteration, each weight read
+         * serving both, kept up no better and made the layer above wait a
+         * step longer: t32-b8 0.131 ms against 0.123, H200 2026-11-28) */
+        for (int it = 0; it <= T; it++) {
+            if (tid >= CK_CT && it < T) { /* the loader warps */
+                float *Xi = X + (it & 1) * BT * K;
                 /* above layer 0: once every block of the layer below has
-                 * published its h for these steps (each loader warp reads
-                 * the flags itself), read them through L2 */
+                 * published its h_t (each loader warp reads the flags
+                 * itself), read it through L2 */
                 if (l > 0)
                     ck_wait_flags(a.fx + ((size_t)(l - 1) * a.G + grp) * CS,
-                                  (unsigned)(t0 + ts), a.tag, a.wait_ns);
-                for (int sp = 0; sp < ts; sp++) {
-                    const int t = t0 + sp;
-                    if (l == 0)
-                        ck_load<BT, false>(Xi + sp * BT * K, K,
-                                           a.x + ((size_t)t * Bt + b0) * a.I, B,
-                                           a.I, a.xvec, tid - CK_CT);
-                    else
-                        ck_load<BT, true>(
-                            Xi + sp * BT * K, K,
-                            a.mid + (((size_t)(l - 1) * T + t) * Bt + b0) * H,
-                            B, H, 1, tid - CK_CT);
-                }
+                                  (unsigned)(it + 1), a.tag, a.wait_ns);
+                if (l == 0)
+                    ck_load<BT, false>(Xi, K,
+                                       a.x + ((size_t)it * Bt + b0) * a.I, B,
+                                       a.I, a.xvec, tid - CK_CT);
+                else
+                    ck_load<BT, true>(
+                        Xi, K,
+                        a.mid + (((size_t)(l - 1) * T + it) * Bt + b0) * H, B,
+                        H, 1, tid - CK_CT);
             } else if (tid < CK_CT && it > 0) { /* the compute warps */
                 float v[3];
-                ck_products<UW, IB>(W, X + ((it - 1) & 1) * IB * K, K,
-                                    warp * 3 * UW, v);
-                const int t = (it - 1) * SP + dt;
-                if (lead && t < T) {
+                const float *Xb = X + ((it - 1) & 1) * BT * K;
+                if constexpr (BT <= 4) { /* else too few registers */
+                    if (l > 0)           /* K = H = 128 UW */
+                        ck_products_rec<UW, BT>(W, Xb, warp * 3 * UW, v);
+                    else
+                        ck_products<UW, BT>(W, Xb, K, warp * 3 * UW, v);
+                } else
+                    ck_products<UW, BT>(W, Xb, K, warp * 3 * UW, v);
+                const int t = it - 1;
+                if (lead) {
                     unsigned long long *d =
                         a.gx + (((size_t)l * T + t) * Bt + b0 + b) * 3 * H + j;
 #pragma unroll
@@ -2770,7 +2923,10 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
             hp = Xc[b * K + j];
         }
         float hs[3];
-        ck_products<UW, BT>(W, Xc, K, warp * 3 * UW, hs);
+        if constexpr (BT <= 4) /* 8 rows: too few registers */
+            ck_products_rec<UW, BT>(W, Xc, warp * 3 * UW, hs);
+        else
+            ck_products<UW, BT>(W, Xc, K, warp * 3 * UW, hs);
         float v = 0.f;
         if (gate) {
             if (gemm_in)
@@ -2821,9 +2977,12 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
 
 template <int UW, int BT> size_t ck_smem(int K)
 {
-    /* the weights, two input buffers, two mbarriers, a count a warp */
-    return ((size_t)3 * UW * CK_NC * K + 2 * ck_ib<BT>() * K) * sizeof(float) +
-           2 * sizeof(unsigned long long) + CK_NC * sizeof(unsigned);
+    /* the weights, two input buffers, two mbarriers, a count a warp, the
+     * weights' mbarrier */
+    static_assert(CK_NC * sizeof(unsigned) == 4 * sizeof(unsigned long long),
+                  "the weights' mbarrier at mbar + 6");
+    return ((size_t)3 * UW * CK_NC * K + 2 * BT * K) * sizeof(float) +
+           3 * sizeof(unsigned long long) + CK_NC * sizeof(unsigned);
 }
 
 /* launch cluster_kernel<UW, BT> in groups of BT batch rows if this GPU
@@ -2887,12 +3046,10 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     if (c.clusters < clusters)
         return 0;
     if (a->gemm0) { /* layer 0's input products first, as one GEMM */
-        cublasHandle_t h = blas_handle();
-        int ok = h != NULL;
-        if (ok)
-            GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
-        if (!ok || !gemm_nt(h, a->x, a->w_ih[0], (float *)a->g0, a->T * a->B,
-                            3 * a->H, a->I))
+        const int M = a->T * a->B, N = 3 * a->H;
+        ck_gemm0<<<dim3((N + G0_T - 1) / G0_T, (M + G0_T - 1) / G0_T), G0_NT, 0,
+                   s>>>(a->x, a->w_ih[0], (float *)a->g0, M, N, a->I);
+        if (cudaGetLastError() != cudaSuccess)
             return 0;
     }
     /* cooperative, so that the grid is resident by contract, not only
@@ -2996,7 +3153,7 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
 // ----------------------------------------------------------------------------
 // the entry points
 
-#define GRU_DEFAULT 5
+#define GRU_DEFAULT 6
 #define GRU_RUNGS   6
 
 static int rung(void)
