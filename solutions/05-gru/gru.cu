@@ -405,11 +405,23 @@ extern "C" size_t gru_workspace_size(int T, int B, int I, int H, int L)
     return gru_layout(NULL, T, B, H, L).bytes;
 }
 
-/* the layers' weight and bias pointers into a kernel's arguments (rungs 3
- * to 6 each have the four arrays of PK_LAYERS) */
+/* the call's shape, its tensors and the layers' weight and bias pointers
+ * into a kernel's arguments (rungs 3 to 6 each have these fields, and the
+ * four arrays of PK_LAYERS) */
 template <class A>
-static void set_layers(A &a, const struct gru_weights *layers, int L)
+static void set_call(A &a, const float *x, const float *h0, float *y,
+                     float *h_n, const struct gru_weights *layers, int T, int B,
+                     int I, int H, int L)
 {
+    a.T = T;
+    a.B = B;
+    a.I = I;
+    a.H = H;
+    a.L = L;
+    a.x = x;
+    a.h0 = h0;
+    a.y = y;
+    a.hn = h_n;
     for (int l = 0; l < L; l++) {
         a.w_ih[l] = layers[l].w_ih;
         a.w_hh[l] = layers[l].w_hh;
@@ -1272,25 +1284,16 @@ static int forward_persistent(const float *x, const float *h0, float *y,
     if (wave_takes(B, L))
         return forward_blas_wave(x, h0, y, h_n, layers, T, B, I, H, L, w, s);
     pk_args a;
-    a.T = T;
-    a.B = B;
-    a.I = I;
-    a.H = H;
-    a.L = L;
+    set_call(a, x, h0, y, h_n, layers, T, B, I, H, L);
     a.Kp = (H + 127) / 128 * 128;
     a.Ki = (I + 127) / 128 * 128;
     a.blocks_per_layer = (H + PK_U - 1) / PK_U;
-    a.x = x;
     a.g0 = w->g;
-    a.h0 = h0;
-    a.y = y;
     a.mid = w->mid;
-    a.hn = h_n;
     a.bar = w->bar;
     a.vec = H % 4 == 0 && ((uintptr_t)h0 % 16) == 0 &&
             ((uintptr_t)y % 16) == 0 && ((uintptr_t)w->mid % 16) == 0;
     a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
-    set_layers(a, layers, L);
     /* batches of 2 to 8: the input half off the critical path */
     if (launch_split(&a, s))
         return 1;
@@ -1689,21 +1692,12 @@ static int forward_wavefront(const float *x, const float *h0, float *y,
     if (L > PK_LAYERS || B > take || !w->hx)
         return 0;
     wf_args a;
-    a.T = T;
-    a.B = B;
-    a.I = I;
-    a.H = H;
-    a.L = L;
+    set_call(a, x, h0, y, h_n, layers, T, B, I, H, L);
     a.Kh = (H + 127) / 128 * 128;
     a.Ki0 = (I + 127) / 128 * 128;
     a.Kimax = L > 1 && a.Kh > a.Ki0 ? a.Kh : a.Ki0;
-    a.x = x;
-    a.h0 = h0;
-    a.y = y;
-    a.hn = h_n;
     a.hx = w->hx;
     a.tag = wf_next_tag();
-    set_layers(a, layers, L);
     /* lanes per dot product and batch columns per lane: one column of 32
      * lanes at B = 1, else 8 lanes and 4 groups of BT columns */
     if (B == 1)
@@ -2260,21 +2254,12 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
         if (!rg_aligned(layers[l].w_ih) || !rg_aligned(layers[l].w_hh))
             return 0;
     rg_args a;
-    set_layers(a, layers, L);
-    a.T = T;
-    a.B = B;
-    a.I = I;
-    a.H = H;
-    a.L = L;
+    set_call(a, x, h0, y, h_n, layers, T, B, I, H, L);
     a.bpl = H / RG_U;
     a.Kh = (H + 127) / 128 * 128;
     a.Ki0 = (I + 127) / 128 * 128;
     a.Kimax = L > 1 && a.Kh > a.Ki0 ? a.Kh : a.Ki0;
-    a.x = x;
-    a.h0 = h0;
-    a.y = y;
     a.mid = w->mid;
-    a.hn = h_n;
     /* the workspace's tagged-value area (L T B H words): the values in
      * tagged mode, the flags (L T H / 8 words) in flag mode */
     a.hx = w->hx;
@@ -3126,25 +3111,16 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
     if (!on || B < minb || !ck_takes(T, B, H, L) || I > 512 || !w->gx || !w->fx)
         return 0;
     ck_args a;
-    a.T = T;
-    a.B = B;
-    a.I = I;
-    a.H = H;
-    a.L = L;
+    set_call(a, x, h0, y, h_n, layers, T, B, I, H, L);
     a.Kh = (H + 127) / 128 * 128;
     a.Ki0 = (I + 127) / 128 * 128;
     a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
-    a.x = x;
-    a.h0 = h0;
-    a.y = y;
-    a.hn = h_n;
     a.mid = w->mid;
     a.fx = w->fx;
     a.gx = w->gx;
     a.g0 = w->g;
     a.tag = rg_next_tag();
     a.wait_ns = wait_s * 1000000000ull;
-    set_layers(a, layers, L);
     return H / CK_CS == 32 ? ck_launch_b<4>(&a, s) : ck_launch_b<2>(&a, s);
 }
 
