@@ -381,16 +381,19 @@ START_TEST(test_lab5_solution)
 }
 END_TEST
 
-/* the Lab 5 cases rung 6 runs itself on a GPU with clusters of 16 (the
- * headline correctness case and t32-b8), one it hands to rung 5 (H = 96)
- * and the quick ones: graded with rung 6 and without it */
-#define LAB5_RUNG6_CASES "quick|t32-b8-l2-h512|t32-b8|t64-b2-i40-h96"
+/* the Lab 5 cases that run in thread-block clusters on Hopper (rung 6 at
+ * B = 2 to 8: the headline correctness case and t32-b8; rung 3's rows
+ * multicast in a cluster at B = 37), one rung 6 hands to rung 5 (H = 96)
+ * and the quick ones: graded with clusters and without */
+#define LAB5_CLUSTER_CASES                                                     \
+    "quick|t32-b8-l2-h512|t32-b8|t64-b2-i40-h96|t5-b37-l2-h512"
 
 START_TEST(test_lab5_solution_clusters)
 {
-    /* the default, rung 6 (thread-block clusters): all correct, and full
-     * marks at t32-b8 */
-    expect_solution("05", CL_BUILD_DIR "/solution/05-gru.so", LAB5_RUNG6_CASES);
+    /* the default (thread-block clusters): all correct, and full marks at
+     * t32-b8 */
+    expect_solution("05", CL_BUILD_DIR "/solution/05-gru.so",
+                    LAB5_CLUSTER_CASES);
     if (access("solutions", F_OK) != 0)
         return;
     const struct cl_result *r = result("t32-b8");
@@ -400,11 +403,15 @@ END_TEST
 
 START_TEST(test_lab5_solution_without_clusters)
 {
-    /* the ladder below rung 6, which a GPU without clusters of 16 runs
-     * (the judge forwards GRU_KERNEL to the runner): all correct */
+    /* the code a GPU without clusters runs: the ladder below rung 6, and
+     * rung 3 with each block reading all the rows itself (the judge
+     * forwards GRU_KERNEL and its knobs to the runner): all correct */
     ck_assert_int_eq(setenv("GRU_KERNEL", "5", 1), 0);
-    expect_solution("05", CL_BUILD_DIR "/solution/05-gru.so", LAB5_RUNG6_CASES);
+    ck_assert_int_eq(setenv("GRU_KERNEL_PK_CS", "0", 1), 0);
+    expect_solution("05", CL_BUILD_DIR "/solution/05-gru.so",
+                    LAB5_CLUSTER_CASES);
     unsetenv("GRU_KERNEL");
+    unsetenv("GRU_KERNEL_PK_CS");
 }
 END_TEST
 

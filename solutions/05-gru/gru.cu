@@ -361,7 +361,13 @@ static size_t wave_ptr_bytes(int T, int B, int L)
 /* whether rung 3 runs the batched wavefront at this shape */
 static int wave_takes(int B, int L)
 {
-    return B > PK_MAX_BATCH && L <= PK_LAYERS;
+    static int maxb = -1; /* GRU_KERNEL_PK_MAXB=n: rung 3's largest batch */
+    if (maxb < 0) {
+        const char *e = getenv("GRU_KERNEL_PK_MAXB");
+        maxb = e ? atoi(e) : PK_MAX_BATCH;
+        maxb = maxb < 8 ? 8 : maxb;
+    }
+    return B > maxb && L <= PK_LAYERS;
 }
 
 static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
@@ -668,6 +674,7 @@ struct pk_args {
     unsigned *bar;
     int vec;  /* 16-byte loads of hidden rows are safe */
     int xvec; /* and of x's rows */
+    int mc;   /* persistent_kernel runs in clusters and multicasts the rows */
     const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
     const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
 };
@@ -923,6 +930,103 @@ __device__ void load_block_weights(const pk_args &a, int l, int j0, int nu,
     }
 }
 
+/* Rung 3 in clusters (Hopper, batches over 8): every block of a layer reads
+ * the same rows of h_(t-1) and of the layer's input a step, so each block
+ * of a cluster fetches only its share of a chunk's rows, one bulk copy
+ * (cp.async.bulk, the tensor memory accelerator) multicast into the same
+ * place in every block of the cluster, whose mbarriers count the bytes:
+ * the cluster reads each row from L2 once, not once a block. At t32-b64 a
+ * step spent 11.7 of its 19.4 us loading rows through L2, the whole of both
+ * for every block (H100, 2026-11-28) */
+__device__ __forceinline__ void pk_cluster_sync(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+                 "barrier.cluster.wait.acquire.aligned;" ::
+                     : "memory");
+#endif
+}
+
+/* this thread's shared accesses before it ordered before bulk copies after
+ * (a generic write followed by an asynchronous one to the same word) */
+__device__ __forceinline__ void pk_fence_async_shared(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+/* the generic writes this thread sees (acquired from other blocks)
+ * ordered before its bulk copies that read them */
+__device__ __forceinline__ void pk_fence_async_global(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+}
+
+/* one arrival on the mbarrier at @p bar, expecting @p bytes more */
+__device__ __forceinline__ void ck_expect_rows(unsigned bar, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+        "r"(bytes)
+        : "memory");
+#endif
+}
+
+/* block @p rank's share of @p bytes (a multiple of 16) at @p src, to @p dst
+ * in every one of the @p cs blocks of the cluster, each block's mbarrier at
+ * @p bar (a shared address) told of the bytes that reach it. Where other
+ * blocks wrote @p src, the caller acquired their writes (the grid barrier)
+ * and fenced them for the asynchronous proxy */
+__device__ __forceinline__ void pk_multicast(float *dst, const float *src,
+                                             unsigned bytes, unsigned bar,
+                                             unsigned rank, unsigned cs)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* sm_90a: multicast */
+    const unsigned piece = (bytes / 16 + cs - 1) / cs * 16, off = rank * piece;
+    if (off < bytes)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                     "complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
+                     "[%3], %4;" ::"r"(
+                         (unsigned)__cvta_generic_to_shared((char *)dst + off)),
+                     "l"((const char *)src + off), "r"(min(piece, bytes - off)),
+                     "r"(bar), "h"((unsigned short)((1u << cs) - 1))
+                     : "memory");
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* the portable PTX (a later GPU's JIT) has no multicast: every block
+     * copies all of the rows into itself, and its mbarrier expects the
+     * same bytes either way */
+    (void)rank;
+    (void)cs;
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+#endif
+}
+
+/* wait for phase @p parity of the mbarrier at @p bar (a shared address):
+ * the bytes of a chunk's rows, multicast by every block of the cluster */
+__device__ __forceinline__ void pk_wait_rows(unsigned bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    unsigned ok;
+    do
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"
+                     " p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(ok)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    while (!ok);
+#endif
+}
+
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
  * batch of one, (32, 8) for up to 8 rows, (8, 8) for chunks of 32 ((8, 6)
  * where shared memory is smaller):
@@ -933,9 +1037,9 @@ template <int KQ, int BT>
 __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
 {
     constexpr int BC = 32 / KQ * BT;
-    constexpr int U = PK_U;
     extern __shared__ float4 smem4[];
     const int H = a.H, Kp = a.Kp, B = a.B, T = a.T, L = a.L;
+    constexpr int U = PK_U;
     const int l = blockIdx.x / a.blocks_per_layer;
     const int j0 = (blockIdx.x % a.blocks_per_layer) * U;
     const int nu = min(U, H - j0);
@@ -946,9 +1050,26 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
      * gates still need the hidden rows) */
     float *S = X + BC * Kp;
     float *bias = X + 2 * BC * Kp; /* [m][g][u]: b_hh, b_ih */
+    /* in clusters (a.mc): the rows' mbarrier, after the biases */
+    unsigned long long *mbar = (unsigned long long *)(bias + 6 * U);
+    const unsigned rbar = (unsigned)__cvta_generic_to_shared(mbar);
+    unsigned rank = 0, cs = 1, phase = 0;
 
     /* this block's rows of W_hh (and W_ih above layer 0), once */
     load_block_weights(a, l, j0, nu, rows, H, W, bias, PK_THREADS);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (a.mc) {
+        asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+        asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(cs));
+        if (threadIdx.x == 0) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(rbar)
+                         : "memory");
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        }
+        /* every block's mbarrier is there before any block copies */
+        pk_cluster_sync();
+    }
+#endif
     __syncthreads();
 
     float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
@@ -972,13 +1093,33 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                     pre[1] = __ldg(g + H);
                     pre[2] = __ldg(g + 2 * H);
                 }
-                load_rows<BC>(X, hp + (size_t)b0 * H, nb, H, Kp, a.vec,
-                              threadIdx.x);
-                if (l > 0)
-                    load_rows<BC>(X + BC * Kp, in + ((size_t)t * B + b0) * H,
-                                  nb, H, Kp, a.vec, threadIdx.x);
-                cp_async_commit();
-                cp_async_wait();
+                if (a.mc) {
+                    /* every block of the cluster is done with the rows of
+                     * the chunk before (the grid barrier, at a step's
+                     * first), so its copies may overwrite them */
+                    if (b0 > 0)
+                        pk_cluster_sync();
+                    if (threadIdx.x == 0) {
+                        const unsigned n = (unsigned)(nb * H * sizeof(float));
+                        ck_expect_rows(rbar, l > 0 ? 2 * n : n);
+                        pk_multicast(X, hp + (size_t)b0 * H, n, rbar, rank, cs);
+                        if (l > 0)
+                            pk_multicast(X + BC * Kp,
+                                         in + ((size_t)t * B + b0) * H, n, rbar,
+                                         rank, cs);
+                    }
+                    pk_wait_rows(rbar, phase);
+                    phase ^= 1;
+                } else {
+                    load_rows<BC>(X, hp + (size_t)b0 * H, nb, H, Kp, a.vec,
+                                  threadIdx.x);
+                    if (l > 0)
+                        load_rows<BC>(X + BC * Kp,
+                                      in + ((size_t)t * B + b0) * H, nb, H, Kp,
+                                      a.vec, threadIdx.x);
+                    cp_async_commit();
+                    cp_async_wait();
+                }
                 __syncthreads();
                 if (l > 0)
                     block_matvec<6 * U / 8, KQ, BT>(W, X, S, Kp);
@@ -1014,12 +1155,24 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                     if (t == T - 1)
                         a.hn[((size_t)l * B + b0 + b) * H + j] = v;
                 }
+                /* the products written over the input rows, before the
+                 * next chunk's copies overwrite them */
+                if (a.mc)
+                    pk_fence_async_shared();
                 __syncthreads();
             }
         }
-        if (s < T + L - 2)
+        if (s < T + L - 2) {
             grid_barrier(a.bar, (unsigned)(s + 1) * gridDim.x);
+            /* the rows other blocks wrote, acquired by the barrier, for
+             * the copies (the asynchronous proxy) that read them */
+            if (a.mc && threadIdx.x == 0)
+                pk_fence_async_global();
+        }
     }
+    /* no block leaves while its cluster may still write into it */
+    if (a.mc)
+        pk_cluster_sync();
 }
 
 /* bar.sync on a named barrier of @p n threads (id 0 is __syncthreads) */
@@ -1182,7 +1335,8 @@ static size_t sk_smem(int Kp)
 
 static size_t pk_smem(int BC, int Kp, int L)
 {
-    return ((size_t)(L > 1 ? 6 : 3) * PK_U * Kp + 2 * BC * Kp + 6 * PK_U) *
+    /* the weights, h and the input, the biases, the rows' mbarrier */
+    return ((size_t)(L > 1 ? 6 : 3) * PK_U * Kp + 2 * BC * Kp + 6 * PK_U + 2) *
            sizeof(float);
 }
 
@@ -1260,6 +1414,108 @@ static int launch_persistent(pk_args *a, cudaStream_t s)
                        pk_smem(32 / KQ * BT, a->Kp, a->L), a, a->bar, s);
 }
 
+/* the largest cluster rung 3 multicasts its rows in: GRU_KERNEL_PK_CS=n
+ * (0: none; at most 16), 8 unless told */
+static int pk_cluster_max(void)
+{
+    static int n = -1;
+    if (n < 0) {
+        const char *e = getenv("GRU_KERNEL_PK_CS");
+        n = e ? atoi(e) : 8;
+        n = n < 0 ? 0 : n > 16 ? 16 : n;
+    }
+    return n;
+}
+
+/* launch the persistent kernel in clusters that multicast the rows (see
+ * pk_multicast) if this GPU has clusters (sm_90), the rows are whole
+ * 16-byte multiples (H a multiple of 128, vector rows) and a layer's
+ * blocks are whole clusters that can all be resident: the largest such
+ * cluster of 2 to pk_cluster_max() blocks. 0 (nothing enqueued) when not,
+ * any error cleared: the caller falls back */
+template <int KQ, int BT>
+static int launch_persistent_mc(pk_args *a, cudaStream_t s)
+{
+    static struct {
+        int dev, grid; /* the device and the grid the size is for */
+        size_t smem;
+        int cs; /* the cluster's blocks (0: no clusters here) */
+    } c = {-1, 0, 0, 0};
+    const void *kernel = (const void *)persistent_kernel<KQ, BT>;
+    const int grid = a->L * a->blocks_per_layer;
+    const size_t smem = pk_smem(32 / KQ * BT, a->Kp, a->L);
+    int dev;
+    a->mc = 0;
+    if (!a->vec || a->H != a->Kp || pk_cluster_max() < 2)
+        return 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[2];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = 1;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    at[1].id = cudaLaunchAttributeCooperative;
+    at[1].val.cooperative = 1;
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(PK_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    if (dev != c.dev || grid != c.grid || smem != c.smem) {
+        int maj = 0, optin = 0;
+        c.dev = dev;
+        c.grid = grid;
+        c.smem = smem;
+        c.cs = 0;
+        if (cudaDeviceGetAttribute(&maj, cudaDevAttrComputeCapabilityMajor,
+                                   dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   dev) != cudaSuccess ||
+            maj < 9 || smem > (size_t)optin ||
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)smem) != cudaSuccess ||
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                 1) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        for (int cs = pk_cluster_max(); cs >= 2 && !c.cs; cs--) {
+            int n = 0;
+            if (a->blocks_per_layer % cs)
+                continue; /* a cluster never spans two layers */
+            at[0].val.clusterDim.x = cs;
+            if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) !=
+                cudaSuccess) {
+                (void)cudaGetLastError();
+                n = 0;
+            }
+            if (n * cs >= grid)
+                c.cs = cs;
+        }
+    }
+    if (!c.cs)
+        return 0;
+    at[0].val.clusterDim.x = c.cs;
+    cfg.numAttrs = 2;
+    a->mc = 1;
+    if (cudaMemsetAsync(a->bar, 0, sizeof(unsigned), s) == cudaSuccess &&
+        cudaLaunchKernelEx(&cfg, persistent_kernel<KQ, BT>, *a) == cudaSuccess)
+        return 1;
+    /* refused: asked about again next time (the facts are read anew) */
+    (void)cudaGetLastError();
+    a->mc = 0;
+    c.dev = -1;
+    return 0;
+}
+
 /* launch the split kernel if it fits: 0 (nothing enqueued) when not */
 static int launch_split(pk_args *a, cudaStream_t s)
 {
@@ -1294,6 +1550,7 @@ static int forward_persistent(const float *x, const float *h0, float *y,
     a.vec = H % 4 == 0 && ((uintptr_t)h0 % 16) == 0 &&
             ((uintptr_t)y % 16) == 0 && ((uintptr_t)w->mid % 16) == 0;
     a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
+    a.mc = 0;
     /* batches of 2 to 8: the input half off the critical path */
     if (launch_split(&a, s))
         return 1;
@@ -1308,7 +1565,10 @@ static int forward_persistent(const float *x, const float *h0, float *y,
         return launch_persistent<32, 1>(&a, s);
     if (B <= 8) /* a lane a k slice, all 8 columns: each weight read once */
         return launch_persistent<32, 8>(&a, s);
-    return launch_persistent<8, 8>(&a, s) || launch_persistent<8, 6>(&a, s) ||
+    /* in clusters that multicast the rows where they can; else each block
+     * reads them all */
+    return launch_persistent_mc<8, 8>(&a, s) ||
+           launch_persistent<8, 8>(&a, s) || launch_persistent<8, 6>(&a, s) ||
            launch_persistent<8, 2>(&a, s);
 }
 
