@@ -19,6 +19,14 @@
  *      time; a thread's sums cover 8 of them, so each weight read from
  *      shared memory serves eight products, and the products are stored
  *      over the input rows they came from, so that 32 rows fit on chip.
+ *      Batches over 8 with two layers or more make layer 0's input
+ *      products in the kernel too (its blocks multiply x by their rows of
+ *      W_ih, as the blocks above multiply their input; no GEMM first;
+ *      GRU_KERNEL_PK_X0=0: the GEMM), and on Hopper run in clusters
+ *      whose blocks each fetch a share of a chunk's rows by one bulk copy
+ *      multicast to the whole cluster, so that a cluster reads each row
+ *      from L2 once, not once a block (GRU_KERNEL_PK_CS=n caps the
+ *      cluster's size; 0: no clusters).
  *      Batches of 2 to 8 run split_kernel: no GEMM, and only W_hh on the
  *      critical path. Half of each block's warps run the recurrence while
  *      the other half multiply the layer's input at t + 1 by W_ih, once
@@ -675,6 +683,7 @@ struct pk_args {
     int vec;  /* 16-byte loads of hidden rows are safe */
     int xvec; /* and of x's rows */
     int mc;   /* persistent_kernel runs in clusters and multicasts the rows */
+    int x0;   /* and layer 0's blocks multiply x by their W_ih rows (no g0) */
     const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
     const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
 };
@@ -894,14 +903,16 @@ __device__ void rows_matvec(const float *W, const float *Xm, float *S, int Kp,
 
 /* rung 3's products: warp w takes rows [w RW, (w + 1) RW); rows [0, 3U)
  * multiply the hidden state (X's first half), [3U, 6U) the layer's input
- * (its second). S lives where the input rows were */
+ * (its second, the first Kin columns: x's I in layer 0, else Kp). S lives
+ * where the input rows were */
 template <int RW, int KQ, int BT>
-__device__ void block_matvec(const float *W, const float *X, float *S, int Kp)
+__device__ void block_matvec(const float *W, const float *X, float *S, int Kp,
+                             int Kin)
 {
     constexpr int BC = 32 / KQ * BT;
-    int row0 = threadIdx.x / 32 * RW;
-    rows_matvec<RW, KQ, BT, true>(W, X + (row0 / (3 * PK_U)) * BC * Kp, S, Kp,
-                                  Kp, row0);
+    int row0 = threadIdx.x / 32 * RW, in = row0 / (3 * PK_U);
+    rows_matvec<RW, KQ, BT, true>(W, X + in * BC * Kp, S, Kp, in ? Kin : Kp,
+                                  row0);
 }
 
 /* a block's rows of layer l's weights into shared memory, by @p nt
@@ -1009,6 +1020,38 @@ __device__ __forceinline__ void pk_multicast(float *dst, const float *src,
 #endif
 }
 
+/* rows [0, @p nb) of @p len floats (a multiple of 4), @p src's rows
+ * @p len apart and @p dst's @p ld, in every block of the cluster as
+ * pk_multicast does: the rows shared out over the blocks, and over the 32
+ * lanes (@p lane) of the calling warp */
+__device__ __forceinline__ void
+pk_multicast_rows(float *dst, int ld, const float *src, int len, int nb,
+                  unsigned bar, unsigned rank, unsigned cs, int lane)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    for (int r = (int)(rank + lane * cs); r < nb; r += 32 * (int)cs)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                     "complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
+                     "[%3], %4;" ::"r"((unsigned)__cvta_generic_to_shared(
+                         dst + (size_t)r * ld)),
+                     "l"(src + (size_t)r * len),
+                     "r"((unsigned)(len * sizeof(float))), "r"(bar),
+                     "h"((unsigned short)((1u << cs) - 1))
+                     : "memory");
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    (void)rank;
+    (void)cs;
+    for (int r = lane; r < nb; r += 32) /* all of them, into itself */
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::"
+            "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                (unsigned)__cvta_generic_to_shared(dst + (size_t)r * ld)),
+            "l"(src + (size_t)r * len), "r"((unsigned)(len * sizeof(float))),
+            "r"(bar)
+            : "memory");
+#endif
+}
+
 /* wait for phase @p parity of the mbarrier at @p bar (a shared address):
  * the bytes of a chunk's rows, multicast by every block of the cluster */
 __device__ __forceinline__ void pk_wait_rows(unsigned bar, unsigned parity)
@@ -1043,7 +1086,10 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
     const int l = blockIdx.x / a.blocks_per_layer;
     const int j0 = (blockIdx.x % a.blocks_per_layer) * U;
     const int nu = min(U, H - j0);
-    const int rows = (l > 0 ? 6 : 3) * U;
+    /* W_ih's rows too above layer 0, and in layer 0 where it multiplies x
+     * itself (a.x0) */
+    const bool wih = l > 0 || a.x0;
+    const int rows = (wih ? 6 : 3) * U;
     float *W = (float *)smem4;               /* rows x Kp, [m][g][u] */
     float *X = W + (L > 1 ? 6 : 3) * U * Kp; /* 2 x BC x Kp: h, input */
     /* the products, 6U x BC, over the input rows once they are used (the
@@ -1056,7 +1102,7 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
     unsigned rank = 0, cs = 1, phase = 0;
 
     /* this block's rows of W_hh (and W_ih above layer 0), once */
-    load_block_weights(a, l, j0, nu, rows, H, W, bias, PK_THREADS);
+    load_block_weights(a, l, j0, nu, rows, l ? H : a.I, W, bias, PK_THREADS);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (a.mc) {
         asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
@@ -1073,7 +1119,9 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
     __syncthreads();
 
     float *out = l == L - 1 ? a.y : a.mid + (size_t)l * T * B * H;
-    const float *in = l > 0 ? a.mid + (size_t)(l - 1) * T * B * H : NULL;
+    /* the layer's input: the layer below's h, or x (rows of I) */
+    const float *in = l > 0 ? a.mid + (size_t)(l - 1) * T * B * H : a.x;
+    const int in_len = l > 0 ? H : a.I;
     for (int s = 0; s < T + L - 1; s++) {
         int t = s - l;
         if (t >= 0 && t < T) {
@@ -1085,7 +1133,7 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                  * reading this thread's first gate inputs now, so their
                  * latency hides behind the loads and the products */
                 float pre[3] = {0.f, 0.f, 0.f};
-                if (l == 0 && threadIdx.x < nu * nb) {
+                if (!wih && threadIdx.x < nu * nb) {
                     int u = threadIdx.x % nu, b = threadIdx.x / nu;
                     const float *g =
                         a.g0 + ((size_t)t * B + b0 + b) * 3 * H + j0 + u;
@@ -1099,32 +1147,38 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                      * first), so its copies may overwrite them */
                     if (b0 > 0)
                         pk_cluster_sync();
+                    const unsigned n = (unsigned)(nb * H * sizeof(float));
+                    const unsigned ni =
+                        wih ? (unsigned)(nb * in_len * sizeof(float)) : 0;
+                    const float *src = in + ((size_t)t * B + b0) * in_len;
                     if (threadIdx.x == 0) {
-                        const unsigned n = (unsigned)(nb * H * sizeof(float));
-                        ck_expect_rows(rbar, l > 0 ? 2 * n : n);
+                        ck_expect_rows(rbar, n + ni);
                         pk_multicast(X, hp + (size_t)b0 * H, n, rbar, rank, cs);
-                        if (l > 0)
-                            pk_multicast(X + BC * Kp,
-                                         in + ((size_t)t * B + b0) * H, n, rbar,
-                                         rank, cs);
+                        if (wih && in_len == Kp) /* one run of rows */
+                            pk_multicast(X + BC * Kp, src, ni, rbar, rank, cs);
                     }
+                    /* x's rows, shorter than Kp: a copy a row, by the
+                     * lanes of warp 0 */
+                    if (wih && in_len != Kp && threadIdx.x < 32)
+                        pk_multicast_rows(X + BC * Kp, Kp, src, in_len, nb,
+                                          rbar, rank, cs, threadIdx.x);
                     pk_wait_rows(rbar, phase);
                     phase ^= 1;
                 } else {
                     load_rows<BC>(X, hp + (size_t)b0 * H, nb, H, Kp, a.vec,
                                   threadIdx.x);
-                    if (l > 0)
-                        load_rows<BC>(X + BC * Kp,
-                                      in + ((size_t)t * B + b0) * H, nb, H, Kp,
-                                      a.vec, threadIdx.x);
+                    if (wih)
+                        load_rows<BC>(
+                            X + BC * Kp, in + ((size_t)t * B + b0) * in_len, nb,
+                            in_len, Kp, l ? a.vec : a.xvec, threadIdx.x);
                     cp_async_commit();
                     cp_async_wait();
                 }
                 __syncthreads();
-                if (l > 0)
-                    block_matvec<6 * U / 8, KQ, BT>(W, X, S, Kp);
+                if (wih)
+                    block_matvec<6 * U / 8, KQ, BT>(W, X, S, Kp, in_len);
                 else
-                    block_matvec<3 * U / 8, KQ, BT>(W, X, S, Kp);
+                    block_matvec<3 * U / 8, KQ, BT>(W, X, S, Kp, Kp);
                 __syncthreads();
                 for (int i = threadIdx.x; i < nu * nb; i += PK_THREADS) {
                     int u = i % nu, b = i / nu, j = j0 + u;
@@ -1132,7 +1186,7 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                     float hz = S[(1 * U + u) * BC + b] + bias[1 * U + u];
                     float hn = S[(2 * U + u) * BC + b] + bias[2 * U + u];
                     float ir, iz, in_;
-                    if (l > 0) {
+                    if (wih) {
                         ir = S[(3 * U + u) * BC + b];
                         iz = S[(4 * U + u) * BC + b];
                         in_ = S[(5 * U + u) * BC + b];
@@ -1551,16 +1605,30 @@ static int forward_persistent(const float *x, const float *h0, float *y,
             ((uintptr_t)y % 16) == 0 && ((uintptr_t)w->mid % 16) == 0;
     a.xvec = I % 4 == 0 && ((uintptr_t)x % 16) == 0;
     a.mc = 0;
+    a.x0 = 0;
     /* batches of 2 to 8: the input half off the critical path */
     if (launch_split(&a, s))
         return 1;
-    cublasHandle_t h = blas_handle();
-    int ok;
-    if (!h)
-        return 0;
-    GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
-    if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, T * B, 3 * H, I))
-        return 0;
+    /* chunks of 32 rows, two layers or more: layer 0's blocks multiply x
+     * by their rows of W_ih themselves, as the blocks above do their
+     * input, instead of a GEMM before the kernel (a block above, which
+     * also reads the input half from the layer below, still sets the
+     * pace). GRU_KERNEL_PK_X0=0: the GEMM */
+    static int x0 = -1;
+    if (x0 < 0) {
+        const char *e = getenv("GRU_KERNEL_PK_X0");
+        x0 = e ? atoi(e) != 0 : 1;
+    }
+    a.x0 = x0 && B > 8 && L > 1 && I <= a.Kp && a.xvec;
+    if (!a.x0) {
+        cublasHandle_t h = blas_handle();
+        int ok;
+        if (!h)
+            return 0;
+        GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
+        if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, T * B, 3 * H, I))
+            return 0;
+    }
     if (B == 1)
         return launch_persistent<32, 1>(&a, s);
     if (B <= 8) /* a lane a k slice, all 8 columns: each weight read once */
