@@ -832,7 +832,7 @@ __device__ __forceinline__ void warp_spread(float *v, int lane, int &base)
 }
 
 /* S[row][b] = W[row] . Xm[b] for the RW rows of this warp from row0 on,
- * over the first Kend of Kp columns (a multiple of KQ x 4). Lanes split the
+ * over the first Kend of Kp columns (a multiple of 4). Lanes split the
  * reduction (KQ lanes, float4 steps) and the batch (32 / KQ groups of BT
  * columns); each thread keeps RW x BT sums in registers. SYNC: S overlaps
  * what the block's warps read, so all must be done reading before any
@@ -967,12 +967,16 @@ __device__ __forceinline__ void pk_fence_async_shared(void)
 #endif
 }
 
-/* the generic writes this thread sees (acquired from other blocks)
- * ordered before its bulk copies that read them */
-__device__ __forceinline__ void pk_fence_async_global(void)
+/* the generic accesses this thread sees (its own, and those a barrier
+ * acquired from other blocks: rows they wrote in global memory, shared
+ * memory of this cluster's blocks they read or wrote) ordered before the
+ * bulk copies it issues after: the fence in the issuing thread, after the
+ * synchronisation (the mixed-proxy rule); pk_fence_async_shared in the
+ * writing thread besides */
+__device__ __forceinline__ void pk_fence_async(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.proxy.async.global;" ::: "memory");
+    asm volatile("fence.proxy.async;" ::: "memory");
 #endif
 }
 
@@ -1101,7 +1105,7 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
     const unsigned rbar = (unsigned)__cvta_generic_to_shared(mbar);
     unsigned rank = 0, cs = 1, phase = 0;
 
-    /* this block's rows of W_hh (and W_ih above layer 0), once */
+    /* this block's rows of W_hh (and of W_ih where wih), once */
     load_block_weights(a, l, j0, nu, rows, l ? H : a.I, W, bias, PK_THREADS);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (a.mc) {
@@ -1115,6 +1119,9 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
         /* every block's mbarrier is there before any block copies */
         pk_cluster_sync();
     }
+#else
+    if (a.mc) /* code built for an older GPU: no clusters (the host checks) */
+        __trap();
 #endif
     __syncthreads();
 
@@ -1147,6 +1154,8 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                      * first), so its copies may overwrite them */
                     if (b0 > 0)
                         pk_cluster_sync();
+                    if (threadIdx.x < 32) /* the warp that issues copies */
+                        pk_fence_async();
                     const unsigned n = (unsigned)(nb * H * sizeof(float));
                     const unsigned ni =
                         wih ? (unsigned)(nb * in_len * sizeof(float)) : 0;
@@ -1158,7 +1167,9 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                             pk_multicast(X + BC * Kp, src, ni, rbar, rank, cs);
                     }
                     /* x's rows, shorter than Kp: a copy a row, by the
-                     * lanes of warp 0 */
+                     * lanes of warp 0 (each fenced above; x is never
+                     * written in the kernel, so nothing else orders
+                     * it) */
                     if (wih && in_len != Kp && threadIdx.x < 32)
                         pk_multicast_rows(X + BC * Kp, Kp, src, in_len, nb,
                                           rbar, rank, cs, threadIdx.x);
@@ -1216,13 +1227,8 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                 __syncthreads();
             }
         }
-        if (s < T + L - 2) {
+        if (s < T + L - 2)
             grid_barrier(a.bar, (unsigned)(s + 1) * gridDim.x);
-            /* the rows other blocks wrote, acquired by the barrier, for
-             * the copies (the asynchronous proxy) that read them */
-            if (a.mc && threadIdx.x == 0)
-                pk_fence_async_global();
-        }
     }
     /* no block leaves while its cluster may still write into it */
     if (a.mc)
@@ -1485,8 +1491,9 @@ static int pk_cluster_max(void)
  * pk_multicast) if this GPU has clusters (sm_90), the rows are whole
  * 16-byte multiples (H a multiple of 128, vector rows) and a layer's
  * blocks are whole clusters that can all be resident: the largest such
- * cluster of 2 to pk_cluster_max() blocks. 0 (nothing enqueued) when not,
- * any error cleared: the caller falls back */
+ * cluster of 2 to pk_cluster_max() blocks. 0 when not (nothing enqueued
+ * but, at most, the barrier counter's reset), any error cleared: the
+ * caller falls back */
 template <int KQ, int BT>
 static int launch_persistent_mc(pk_args *a, cudaStream_t s)
 {
@@ -1532,9 +1539,11 @@ static int launch_persistent_mc(pk_args *a, cudaStream_t s)
                                    cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                    dev) != cudaSuccess ||
             maj < 9 || smem > (size_t)optin ||
+            /* the opt-in maximum, as coop_fits sets it for the launches
+             * without clusters of the same kernel */
             cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)smem) != cudaSuccess ||
+                                 optin) != cudaSuccess ||
             cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributeNonPortableClusterSizeAllowed,
                                  1) != cudaSuccess) {
