@@ -980,14 +980,54 @@ __device__ __forceinline__ void pk_fence_async(void)
 #endif
 }
 
-/* one arrival on the mbarrier at @p bar, expecting @p bytes more */
-__device__ __forceinline__ void ck_expect_rows(unsigned bar, unsigned bytes)
+/* one arrival on the mbarrier at @p bar (a shared address), expecting
+ * @p bytes more (rungs 3 and 6) */
+__device__ __forceinline__ void ck_expect(unsigned bar, unsigned bytes)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile(
         "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
         "r"(bytes)
         : "memory");
+#endif
+}
+
+/* one bulk copy (cp.async.bulk, by the SM's tensor memory accelerator) of
+ * @p bytes (a multiple of 16, both ends on 16-byte boundaries) from global
+ * @p src to this block's shared @p dst, its mbarrier at @p bar (a shared
+ * address) told of the bytes (rungs 3 and 6) */
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src,
+                                          unsigned bytes, unsigned bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+#endif
+}
+
+/* bulk_copy into the same place in every block of the cluster whose bit is
+ * set in @p mask, each block's mbarrier told of the bytes that reach it
+ * (sm_90a; the portable PTX has no multicast, and its callers copy
+ * instead) */
+__device__ __forceinline__ void bulk_multicast(void *dst, const void *src,
+                                               unsigned bytes, unsigned bar,
+                                               unsigned mask)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
+                 "[%3], %4;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(bytes), "r"(bar), "h"((unsigned short)mask)
+                 : "memory");
+#else
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    (void)bar;
+    (void)mask;
 #endif
 }
 
@@ -1003,24 +1043,15 @@ __device__ __forceinline__ void pk_multicast(float *dst, const float *src,
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* sm_90a: multicast */
     const unsigned piece = (bytes / 16 + cs - 1) / cs * 16, off = rank * piece;
     if (off < bytes)
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
-                     "complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
-                     "[%3], %4;" ::"r"(
-                         (unsigned)__cvta_generic_to_shared((char *)dst + off)),
-                     "l"((const char *)src + off), "r"(min(piece, bytes - off)),
-                     "r"(bar), "h"((unsigned short)((1u << cs) - 1))
-                     : "memory");
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        bulk_multicast((char *)dst + off, (const char *)src + off,
+                       min(piece, bytes - off), bar, (1u << cs) - 1);
+#else
     /* the portable PTX (a later GPU's JIT) has no multicast: every block
      * copies all of the rows into itself, and its mbarrier expects the
      * same bytes either way */
     (void)rank;
     (void)cs;
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
-                 "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
+    bulk_copy(dst, src, bytes, bar);
 #endif
 }
 
@@ -1032,27 +1063,16 @@ __device__ __forceinline__ void
 pk_multicast_rows(float *dst, int ld, const float *src, int len, int nb,
                   unsigned bar, unsigned rank, unsigned cs, int lane)
 {
+    const unsigned bytes = (unsigned)(len * sizeof(float));
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     for (int r = (int)(rank + lane * cs); r < nb; r += 32 * (int)cs)
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
-                     "complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
-                     "[%3], %4;" ::"r"((unsigned)__cvta_generic_to_shared(
-                         dst + (size_t)r * ld)),
-                     "l"(src + (size_t)r * len),
-                     "r"((unsigned)(len * sizeof(float))), "r"(bar),
-                     "h"((unsigned short)((1u << cs) - 1))
-                     : "memory");
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        bulk_multicast(dst + (size_t)r * ld, src + (size_t)r * len, bytes, bar,
+                       (1u << cs) - 1);
+#else
     (void)rank;
     (void)cs;
     for (int r = lane; r < nb; r += 32) /* all of them, into itself */
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::"
-            "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                (unsigned)__cvta_generic_to_shared(dst + (size_t)r * ld)),
-            "l"(src + (size_t)r * len), "r"((unsigned)(len * sizeof(float))),
-            "r"(bar)
-            : "memory");
+        bulk_copy(dst + (size_t)r * ld, src + (size_t)r * len, bytes, bar);
 #endif
 }
 
@@ -1161,7 +1181,7 @@ __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
                         wih ? (unsigned)(nb * in_len * sizeof(float)) : 0;
                     const float *src = in + ((size_t)t * B + b0) * in_len;
                     if (threadIdx.x == 0) {
-                        ck_expect_rows(rbar, n + ni);
+                        ck_expect(rbar, n + ni);
                         pk_multicast(X, hp + (size_t)b0 * H, n, rbar, rank, cs);
                         if (wih && in_len == Kp) /* one run of rows */
                             pk_multicast(X + BC * Kp, src, ni, rbar, rank, cs);
@@ -1487,6 +1507,52 @@ static int pk_cluster_max(void)
     return n;
 }
 
+/* a cooperative launch of @p grid blocks in clusters of @p cs into @p cfg,
+ * its attributes in @p at (the cluster's first: with cfg->numAttrs = 1,
+ * as set here, it asks cudaOccupancyMaxActiveClusters; 2 launches) */
+static void cluster_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute at[2],
+                           int cs, int grid, int threads, size_t smem,
+                           cudaStream_t s)
+{
+    *cfg = cudaLaunchConfig_t{};
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = cs;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    at[1].id = cudaLaunchAttributeCooperative;
+    at[1].val.cooperative = 1;
+    cfg->gridDim = dim3(grid);
+    cfg->blockDim = dim3(threads);
+    cfg->dynamicSmemBytes = smem;
+    cfg->stream = s;
+    cfg->attrs = at;
+    cfg->numAttrs = 1;
+}
+
+/* whether @p kernel can run in clusters on device @p dev with @p smem bytes
+ * of dynamic shared memory: sm_90 or later and within the opt-in maximum,
+ * which becomes the kernel's limit (as coop_fits sets it), with clusters
+ * of more than 8 blocks allowed. Any error is cleared */
+static int cluster_ready(const void *kernel, int dev, size_t smem)
+{
+    int maj = 0, optin = 0;
+    if (cudaDeviceGetAttribute(&maj, cudaDevAttrComputeCapabilityMajor, dev) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               dev) != cudaSuccess ||
+        maj < 9 || smem > (size_t)optin ||
+        cudaFuncSetAttribute(kernel,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             optin) != cudaSuccess ||
+        cudaFuncSetAttribute(kernel,
+                             cudaFuncAttributeNonPortableClusterSizeAllowed,
+                             1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
 /* launch the persistent kernel in clusters that multicast the rows (see
  * pk_multicast) if this GPU has clusters (sm_90), the rows are whole
  * 16-byte multiples (H a multiple of 128, vector rows) and a layer's
@@ -1513,43 +1579,16 @@ static int launch_persistent_mc(pk_args *a, cudaStream_t s)
         (void)cudaGetLastError();
         return 0;
     }
-    cudaLaunchConfig_t cfg = {};
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute at[2];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = 1;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    at[1].id = cudaLaunchAttributeCooperative;
-    at[1].val.cooperative = 1;
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(PK_THREADS);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, at, 1, grid, PK_THREADS, smem, s);
     if (dev != c.dev || grid != c.grid || smem != c.smem) {
-        int maj = 0, optin = 0;
         c.dev = dev;
         c.grid = grid;
         c.smem = smem;
         c.cs = 0;
-        if (cudaDeviceGetAttribute(&maj, cudaDevAttrComputeCapabilityMajor,
-                                   dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&optin,
-                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                   dev) != cudaSuccess ||
-            maj < 9 || smem > (size_t)optin ||
-            /* the opt-in maximum, as coop_fits sets it for the launches
-             * without clusters of the same kernel */
-            cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 optin) != cudaSuccess ||
-            cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                 1) != cudaSuccess) {
-            (void)cudaGetLastError();
+        if (!cluster_ready(kernel, dev, smem))
             return 0;
-        }
         for (int cs = pk_cluster_max(); cs >= 2 && !c.cs; cs--) {
             int n = 0;
             if (a->blocks_per_layer % cs)
@@ -2916,14 +2955,6 @@ __device__ __forceinline__ unsigned ck_mapa(unsigned a, int rank)
     return r;
 }
 
-__device__ __forceinline__ void ck_expect(unsigned bar, unsigned bytes)
-{
-    asm volatile(
-        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-        "r"(bytes)
-        : "memory");
-}
-
 /* wait for phase @p parity of the mbarrier at @p bar, an acquire at the
  * cluster's scope (the bytes that complete it come from other blocks);
  * __trap() after @p wait_ns */
@@ -3087,11 +3118,7 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
         if (tid < 3 * U) {
             const float *src =
                 ws + (size_t)(tid % 3 * H + j0 + tid / 3) * in_len;
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
-                         "complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                             ck_smem_addr(W + tid * K)),
-                         "l"(src), "r"((unsigned)(K * sizeof(float))), "r"(wbar)
-                         : "memory");
+            bulk_copy(W + tid * K, src, (unsigned)(K * sizeof(float)), wbar);
         }
     } else
         for (int row = warp; row < 3 * U; row += CK_NT / 32) {
@@ -3328,38 +3355,17 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     const size_t smem = ck_smem<UW, BT>(K);
     a->G = (a->B + BT - 1) / BT;
     const int clusters = a->G * (2 * a->L - a->gemm0);
-    cudaLaunchConfig_t cfg = {};
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute at[2];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = CK_CS;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    at[1].id = cudaLaunchAttributeCooperative;
-    at[1].val.cooperative = 1;
-    cfg.gridDim = dim3(clusters * CK_CS);
-    cfg.blockDim = dim3(CK_NT);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, at, CK_CS, clusters * CK_CS, CK_NT, smem, s);
     if (dev != c.dev || smem != c.smem) {
-        int maj = 0, optin = 0, n = 0;
+        int n = 0;
         c.dev = dev;
         c.smem = smem;
         c.clusters = 0;
-        if (cudaDeviceGetAttribute(&maj, cudaDevAttrComputeCapabilityMajor,
-                                   dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&optin,
-                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                   dev) != cudaSuccess ||
-            maj < 9 || smem > (size_t)optin ||
-            cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)smem) != cudaSuccess ||
-            cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                 1) != cudaSuccess ||
-            cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+        if (!cluster_ready(kernel, dev, smem))
+            return 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
             (void)cudaGetLastError();
             return 0;
         }
