@@ -16,9 +16,11 @@
  *      layers advance as a wavefront: at global step s, layer l computes
  *      time s - l, so T + L - 1 grid-wide barriers cover the whole stack.
  *      Each step's inputs come from L2 by cp.async, 32 batch rows at a
- *      time; a thread's sums cover 8 of them, so each weight read from
- *      shared memory serves eight products, and the products are stored
- *      over the input rows they came from, so that 32 rows fit on chip.
+ *      time; a thread's sums cover 16 of them, so each weight read from
+ *      shared memory serves 16 products (16 lanes split k, and reduce
+ *      by spreading the sums over themselves), and the products are
+ *      stored over the input rows they came from, so that 32 rows fit on
+ *      chip.
  *      Batches over 8 with two layers or more make layer 0's input
  *      products in the kernel too (its blocks multiply x by their rows of
  *      W_ih, as the blocks above multiply their input; no GEMM first;
@@ -869,35 +871,29 @@ __device__ void rows_matvec(const float *W, const float *Xm, float *S, int Kp,
             }
         }
     }
-    if constexpr (KQ == 32) {
-        /* the whole warp reduces one row set: spread the sums over the
-         * lanes instead of reducing each in every lane */
-        constexpr int N = RW * BT, NF = spread_n(N, 16);
+    if constexpr (KQ > 1) {
+        /* the KQ lanes of a batch group spread their RW x BT sums among
+         * themselves instead of each reducing all of them (at (16, 16): 96
+         * sums in 90 shuffles, not 384) */
+        constexpr int N = RW * BT, NF = spread_n(N, KQ / 2);
         float *v = &acc[0][0];
         int base = 0;
-        warp_spread<N, 16>(v, lane, base);
+        warp_spread<N, KQ / 2>(v, lane, base);
         if constexpr (SYNC)
             __syncthreads();
-        if ((lane & spread_whole(N, 16)) == 0)
+        if ((lane & spread_whole(N, KQ / 2)) == 0)
 #pragma unroll
             for (int i = 0; i < NF; i++)
-                S[(row0 + (base + i) / BT) * BC + (base + i) % BT] = v[i];
-    } else {
+                S[(row0 + (base + i) / BT) * BC + bq * BT + (base + i) % BT] =
+                    v[i];
+    } else { /* a lane a batch group: its sums are whole */
+        if constexpr (SYNC)
+            __syncthreads();
 #pragma unroll
         for (int r = 0; r < RW; r++)
 #pragma unroll
             for (int c = 0; c < BT; c++)
-#pragma unroll
-                for (int off = KQ / 2; off > 0; off >>= 1)
-                    acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
-        if constexpr (SYNC)
-            __syncthreads();
-        if (kq == 0)
-#pragma unroll
-            for (int r = 0; r < RW; r++)
-#pragma unroll
-                for (int c = 0; c < BT; c++)
-                    S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
+                S[(row0 + r) * BC + bq * BT + c] = acc[r][c];
     }
 }
 
@@ -1095,11 +1091,15 @@ __device__ __forceinline__ void pk_wait_rows(unsigned bar, unsigned parity)
 }
 
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
- * batch of one, (32, 8) for up to 8 rows, (8, 8) for chunks of 32 ((8, 6)
- * where shared memory is smaller):
+ * batch of one, (32, 8) for up to 8 rows, (16, 16) for chunks of 32 ((8, 6)
+ * and (8, 2) where shared memory is smaller):
  * more columns per thread reuse each weight loaded from shared memory
  * more often, which is what limits the larger batches; at (32, 8) every
- * weight is read from shared memory once a step */
+ * weight is read from shared memory once a step. (16, 16) holds 96 sums
+ * and 16 float4 of x a thread (254 registers, no spills): its products
+ * ask about 704 shared-memory wavefronts a k step of the FMA pipes' 768
+ * clocks, where (8, 8) asked 448 of 384 and waited on shared memory
+ * (H200, 2026-11-28: t32-b64 0.565 ms on the timer, 0.602 at (8, 8)) */
 template <int KQ, int BT>
 __global__ void __launch_bounds__(PK_THREADS, 1) persistent_kernel(pk_args a)
 {
@@ -1683,8 +1683,8 @@ static int forward_persistent(const float *x, const float *h0, float *y,
         return launch_persistent<32, 8>(&a, s);
     /* in clusters that multicast the rows where they can; else each block
      * reads them all */
-    return launch_persistent_mc<8, 8>(&a, s) ||
-           launch_persistent<8, 8>(&a, s) || launch_persistent<8, 6>(&a, s) ||
+    return launch_persistent_mc<16, 16>(&a, s) ||
+           launch_persistent<16, 16>(&a, s) || launch_persistent<8, 6>(&a, s) ||
            launch_persistent<8, 2>(&a, s);
 }
 
