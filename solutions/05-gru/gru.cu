@@ -1072,22 +1072,33 @@ pk_multicast_rows(float *dst, int ld, const float *src, int len, int nb,
 #endif
 }
 
-/* wait for phase @p parity of the mbarrier at @p bar (a shared address):
- * the bytes of a chunk's rows, multicast by every block of the cluster */
-__device__ __forceinline__ void pk_wait_rows(unsigned bar, unsigned parity)
+/* one look at phase @p parity of the mbarrier at @p bar (a shared
+ * address), an acquire at the cluster's scope (the bytes that complete it
+ * may come from other blocks): nonzero once the phase is complete. Before
+ * sm_90 there are no mbarriers, and nothing waits on one */
+__device__ __forceinline__ unsigned mbar_try_wait(unsigned bar, unsigned parity)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     unsigned ok;
-    do
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"
-                     " p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(ok)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    while (!ok);
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"
+                 " p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(ok)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return ok;
+#else
+    return 1;
 #endif
+}
+
+/* wait for phase @p parity of the mbarrier at @p bar: the bytes of a
+ * chunk's rows, multicast by every block of the cluster */
+__device__ __forceinline__ void pk_wait_rows(unsigned bar, unsigned parity)
+{
+    while (!mbar_try_wait(bar, parity))
+        ;
 }
 
 /* KQ lanes per reduction, BT batch columns per thread: (32, 1) for a
@@ -2962,19 +2973,8 @@ __device__ __forceinline__ void ck_wait_phase(unsigned bar, unsigned parity,
                                               unsigned long long wait_ns)
 {
     unsigned long long t0 = 0;
-    for (;;) {
-        unsigned ok;
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"
-                     " p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(ok)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-        if (ok)
-            return;
+    while (!mbar_try_wait(bar, parity))
         ck_waited(t0, wait_ns); /* a block that never sends */
-    }
 }
 
 /* UW floats to another block's shared memory (a cluster address), its
