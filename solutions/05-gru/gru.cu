@@ -681,10 +681,11 @@ static int wave_launch(const float *x, const float *h0, float *y, float *h_n,
  * the launches into its own graph: both launch one by one, as does
  * GRU_KERNEL_WAVE_GRAPH=0 (to measure) */
 struct wave_key {
-    const float *x, *h0;
-    float *y, *h_n;
-    struct gru_weights lw[PK_LAYERS];
     int T, B, I, H, L;
+    const float *x, *h0;
+    float *y, *hn;
+    const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
+    const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
     const void *ws;
     cudaStream_t s;
 };
@@ -700,9 +701,9 @@ static int forward_blas_wave(const float *x, const float *h0, float *y,
         const char *e = getenv("GRU_KERNEL_WAVE_GRAPH");
         use = e ? atoi(e) != 0 : 1;
     }
-    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    if (!wave_takes(B, L))
+    if (!wave_takes(B, L)) /* and so L <= PK_LAYERS, for the key */
         return 0;
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     if (!use || cudaStreamIsCapturing(s, &cs) != cudaSuccess ||
         cs != cudaStreamCaptureStatusNone) {
         (void)cudaGetLastError(); /* the legacy stream may say so here */
@@ -714,18 +715,9 @@ static int forward_blas_wave(const float *x, const float *h0, float *y,
     } cache[WAVE_GRAPHS];
     static int next;
     struct wave_key k;
-    memset(&k, 0, sizeof k); /* the padding too: keys compare as bytes */
-    k.x = x;
-    k.h0 = h0;
-    k.y = y;
-    k.h_n = h_n;
-    for (int l = 0; l < L; l++)
-        k.lw[l] = layers[l];
-    k.T = T;
-    k.B = B;
-    k.I = I;
-    k.H = H;
-    k.L = L;
+    memset(&k, 0, sizeof k); /* the padding and the layers past L too: keys
+                              * compare as bytes */
+    set_call(k, x, h0, y, h_n, layers, T, B, I, H, L);
     k.ws = w->g;
     k.s = s;
     int ok;
@@ -772,7 +764,7 @@ static int forward_blas_wave(const float *x, const float *h0, float *y,
                 cudaGetErrorString(e));
         return 0;
     }
-    cache[slot].key = k;
+    memcpy(&cache[slot].key, &k, sizeof k); /* its padding too */
     GRU_TRY(cudaGraphLaunch(cache[slot].exec, s), ok, "CUDA");
     return ok;
 }
