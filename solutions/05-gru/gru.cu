@@ -75,7 +75,9 @@
  * rung 2's GEMMs, whose tiles then fill the GPU better, with the layers as a
  * wavefront and each step's products (every layer's W_hh, and W_ih above
  * layer 0, in chunks of at most 192 batch rows) as one batched GEMM, then
- * one kernel for every layer's gates, all of it captured once per call
+ * one kernel for every layer's gates (where its tiles ride free, layer 0's
+ * input products for the next step join that GEMM, from x and W_ih0
+ * zero-padded to K = H once a call), all of it captured once per call
  * signature into a CUDA graph and replayed; and weights that do not fit on
  * chip, or more than 8 layers, run rung 2 itself. gru_cell (part A) is the
  * block-per-unit kernel (rung 1's kernel with GRU_KERNEL=1).
@@ -325,6 +327,7 @@ struct ws_layout {
     float *gi;              /* (L - 1, B, 3H): layers above 0, a step's */
     void *ptrs;             /* the wavefront's batched GEMMs' operands */
     float *mid;             /* (L - 1, T, B, H) */
+    float *xp, *wp;         /* x (T, B, H) and W_ih0 (3H, H) padded, or NULL */
     unsigned *bar;          /* the grid barrier's counter */
     unsigned long long *hx; /* rung 4's tagged values (L, T, B, H), or NULL */
     unsigned long long *gx; /* rung 6's input products (L, T, B, 3H), or NULL */
@@ -366,8 +369,7 @@ static int wave_chunks(int B)
  * with three device pointers (W, A, C) */
 static size_t wave_ptr_bytes(int T, int B, int L)
 {
-    return (size_t)(T + L - 1) * (2 * L - 1) * wave_chunks(B) * 3 *
-           sizeof(float *);
+    return (size_t)(T + L - 1) * 2 * L * wave_chunks(B) * 3 * sizeof(float *);
 }
 
 /* whether rung 3 runs the batched wavefront at this shape */
@@ -382,7 +384,59 @@ static int wave_takes(int B, int L)
     return B > maxb && L <= PK_LAYERS;
 }
 
-static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
+/* the multiprocessors of the current device, or 0 */
+static int device_sms(void)
+{
+    static int dev = -1, sms;
+    int cur;
+    if (cudaGetDevice(&cur) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (cur != dev) {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cur) !=
+            cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        dev = cur;
+    }
+    return sms;
+}
+
+/* whether step t's batched GEMM also makes layer 0's input products for
+ * t + 1, as one more product a chunk of the same shape, from x and W_ih0
+ * zero-padded to K = H once a call, instead of one GEMM of K = I before
+ * the first step. A step's GEMM (cuBLAS's 64 x 64 SIMT tiles) takes as
+ * long as the most tiles one SM runs: on the H200's 132 SMs, 44 us at 216
+ * tiles, 62 us at 288 and at 384 (ncu). So the input's tiles ride free
+ * where they add no tile to that most, and where the padding at most
+ * doubles their work (2I >= H): t32-b256 1.71 -> 1.60 ms; at b130 to 192
+ * and b288 to 512 they would add one (1.27 -> 1.56 ms at b192).
+ * GRU_KERNEL_WAVE_XPAD=0: never, 2: always where I <= H (to measure) */
+static int wave_pad(int T, int B, int I, int H, int L)
+{
+    static int use = -1;
+    if (use < 0) {
+        const char *e = getenv("GRU_KERNEL_WAVE_XPAD");
+        use = e ? atoi(e) : 1;
+    }
+    if (!use || T < 2 || I > H)
+        return 0;
+    if (use == 2)
+        return 1;
+    const long long sms = device_sms(), nc = wave_chunks(B);
+    const long long tiles =
+        (long long)((3 * H + 63) / 64) * ((wave_cols(B) + 63) / 64) * nc;
+    const long long now = (2 * L - 1) * tiles, pad = now + tiles;
+    return 2 * I >= H && sms > 0 &&
+           (now + sms - 1) / sms == (pad + sms - 1) / sms;
+}
+
+/* the workspace's parts (base NULL: their sizes); pad 0: no padded x and
+ * W_ih0 (wave_pad) */
+static struct ws_layout gru_layout(void *base, int T, int B, int I, int H,
+                                   int L, int pad)
 {
     struct ws_layout w;
     char *p = (char *)base;
@@ -395,6 +449,9 @@ static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
         wave ? round256((size_t)(L - 1) * B * 3 * H * sizeof(float)) : 0;
     size_t ptrs = wave ? round256(wave_ptr_bytes(T, B, L)) : 0;
     size_t mid = round256((size_t)(L - 1) * T * B * H * sizeof(float));
+    pad = pad && wave && wave_pad(T, B, I, H, L);
+    size_t xp = pad ? round256((size_t)T * B * H * sizeof(float)) : 0;
+    size_t wp = pad ? round256((size_t)3 * H * H * sizeof(float)) : 0;
     /* rung 4's exchange, for the batches it takes (WF_MAXB, below) */
     size_t hx = B <= WF_MAXB ? round256((size_t)L * T * B * H * 8) : 0;
     size_t o = 0; /* offsets, in this order */
@@ -403,7 +460,11 @@ static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
     w.gi = (float *)(p + (o += gh));
     w.ptrs = p + (o += gi);
     w.mid = (float *)(p + (o += ptrs));
-    w.bar = (unsigned *)(p + (o += mid));
+    w.xp = (float *)(p + (o += mid));
+    w.wp = (float *)(p + (o += xp));
+    w.bar = (unsigned *)(p + (o += wp));
+    if (!pad)
+        w.xp = w.wp = NULL;
     o += 256;
     w.hx = hx ? (unsigned long long *)(p + o) : NULL;
     /* rung 6's input products, for the shapes it takes */
@@ -419,8 +480,7 @@ static struct ws_layout gru_layout(void *base, int T, int B, int H, int L)
 
 extern "C" size_t gru_workspace_size(int T, int B, int I, int H, int L)
 {
-    (void)I;
-    return gru_layout(NULL, T, B, H, L).bytes;
+    return gru_layout(NULL, T, B, I, H, L, 1).bytes;
 }
 
 /* the call's shape, its tensors and the layers' weight and bias pointers
@@ -524,7 +584,10 @@ struct wave_ptr_args {
     const float *h0, *y, *mid;
     const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
     float *gh, *gi;
-    const float **W, **A; /* (T + L - 1) x (2L - 1) each */
+    int per;              /* a step's slots: 2L a chunk */
+    const float *xp, *wp; /* padded x and W_ih0, or NULL */
+    float *g;
+    const float **W, **A; /* (T + L - 1) x per each */
     float **C;
 };
 
@@ -539,7 +602,7 @@ __global__ void wave_ptrs_kernel(wave_ptr_args a)
         return;
     const size_t BH = (size_t)a.B * a.H;
     const int nc = (a.B + a.Bc - 1) / a.Bc;
-    size_t k = (size_t)s * (2 * a.L - 1) * nc;
+    size_t k = (size_t)s * a.per;
     for (int c = 0; c < nc; c++) {
         const size_t ca = (size_t)c * a.Bc * a.H; /* the chunk's h rows */
         for (int l = 0; l < a.L; l++) {
@@ -557,6 +620,27 @@ __global__ void wave_ptrs_kernel(wave_ptr_args a)
                 a.C[k++] = a.gi + (l - 1) * 3 * BH + 3 * ca;
             }
         }
+        if (a.xp && s + 1 < a.T) { /* layer 0's input at t + 1 */
+            a.W[k] = a.wp;
+            a.A[k] = a.xp + (size_t)(s + 1) * BH + ca;
+            a.C[k++] = a.g + (size_t)(s + 1) * 3 * BH + 3 * ca;
+        }
+    }
+}
+
+/* x (rows of I) and W_ih0 (3H rows of I) into rows of H, zero beyond I */
+__global__ void wave_pad_kernel(const float *x, const float *w, float *xp,
+                                float *wp, int rx, int rw, int I, int H)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= H)
+        return;
+    for (int r = blockIdx.y; r < rx + rw; r += gridDim.y) {
+        if (r < rx)
+            xp[(size_t)r * H + k] = k < I ? x[(size_t)r * I + k] : 0.0f;
+        else
+            wp[(size_t)(r - rx) * H + k] =
+                k < I ? w[(size_t)(r - rx) * I + k] : 0.0f;
     }
 }
 
@@ -586,11 +670,19 @@ static int wave_launch(const float *x, const float *h0, float *y, float *h_n,
     if (!h || !wave_takes(B, L))
         return 0;
     GRU_TRY(cublasSetStream(h, s), ok, "cuBLAS");
-    if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, T * B, 3 * H, I))
+    const int xs = w->xp != NULL;
+    if (!ok || !gemm_nt(h, x, layers[0].w_ih, w->g, (xs ? 1 : T) * B, 3 * H, I))
         return 0;
     const int Bc = wave_cols(B), nc = wave_chunks(B);
     const int Bl = B - (nc - 1) * Bc; /* the last chunk's rows */
-    const int steps = T + L - 1, per = (2 * L - 1) * nc;
+    const int steps = T + L - 1, per = 2 * L * nc;
+    if (xs) {
+        const int rx = T * B, rw = 3 * H;
+        const int gy = rx + rw < 65535 ? rx + rw : 65535;
+        wave_pad_kernel<<<dim3((unsigned)((H + 255) / 256), (unsigned)gy), 256,
+                          0, s>>>(x, layers[0].w_ih, w->xp, w->wp, rx, rw, I,
+                                  H);
+    }
     const size_t BH = (size_t)B * H;
     wave_ptr_args pa;
     pa.T = T;
@@ -607,6 +699,10 @@ static int wave_launch(const float *x, const float *h0, float *y, float *h_n,
     }
     pa.gh = w->gh;
     pa.gi = w->gi;
+    pa.per = per;
+    pa.xp = w->xp;
+    pa.wp = w->wp;
+    pa.g = w->g;
     pa.W = (const float **)w->ptrs;
     pa.A = pa.W + (size_t)steps * per;
     pa.C = (float **)(pa.A + (size_t)steps * per);
@@ -638,6 +734,7 @@ static int wave_launch(const float *x, const float *h0, float *y, float *h_n,
             k++;
         }
         const size_t o = (size_t)st * per;
+        n += xs && st + 1 < T;
         if (n == 1 && nc == 1) { /* layer 0 alone (a layer above adds two
                                   * products): the step's one product,
                                   * unbatched, from its h_(t-1) */
@@ -686,7 +783,7 @@ struct wave_key {
     float *y, *hn;
     const float *w_ih[PK_LAYERS], *w_hh[PK_LAYERS];
     const float *b_ih[PK_LAYERS], *b_hh[PK_LAYERS];
-    const void *ws;
+    const void *ws, *xp; /* the workspace, and its padded x or NULL */
     cudaStream_t s;
 };
 
@@ -719,6 +816,7 @@ static int forward_blas_wave(const float *x, const float *h0, float *y,
                               * compare as bytes */
     set_call(k, x, h0, y, h_n, layers, T, B, I, H, L);
     k.ws = w->g;
+    k.xp = w->xp;
     k.s = s;
     int ok;
     for (int i = 0; i < WAVE_GRAPHS; i++)
@@ -3603,7 +3701,10 @@ extern "C" void gru_forward(const float *x, const float *h0, float *y,
                             int B, int I, int H, int L, void *workspace,
                             size_t workspace_bytes, cudaStream_t stream)
 {
-    struct ws_layout w = gru_layout(workspace, T, B, H, L);
+    struct ws_layout w = gru_layout(workspace, T, B, I, H, L, 1);
+    if (workspace_bytes < w.bytes && w.xp) /* sized where wave_pad said no
+                                            * (another device) */
+        w = gru_layout(workspace, T, B, I, H, L, 0);
     if (workspace_bytes < w.bytes) {
         fprintf(stderr, "gru: workspace of %zu bytes, %zu needed\n",
                 workspace_bytes, w.bytes);
