@@ -364,9 +364,10 @@ static int wave_chunks(int B)
 }
 
 /* the wavefront's batched GEMMs (rung 3 at B > PK_MAX_BATCH): a step has
- * up to 2L - 1 products (W_hh of every layer at work, W_ih of every one
- * above layer 0), each cut into chunks of wave_cols(B) batch rows, each
- * with three device pointers (W, A, C) */
+ * up to 2L products (W_hh of every layer at work, W_ih of every one above
+ * layer 0, and layer 0's next input where wave_pad folds it in), each cut
+ * into chunks of wave_cols(B) batch rows, each with three device pointers
+ * (W, A, C) */
 static size_t wave_ptr_bytes(int T, int B, int L)
 {
     return (size_t)(T + L - 1) * 2 * L * wave_chunks(B) * 3 * sizeof(float *);
@@ -1635,21 +1636,20 @@ static size_t pk_smem(int BC, int Kp, int L)
  * maximum. An error on the way is cleared (none is sticky): the caller
  * falls back, and its launches are judged on their own */
 struct coop_cache {
-    int dev, sms, optin;
+    int dev, optin;
 };
 
 static int coop_fits(struct coop_cache *c, const void *kernel, int grid,
                      int threads, size_t smem)
 {
     int cur, per_sm = 0;
-    if (cudaGetDevice(&cur) != cudaSuccess) {
+    const int sms = device_sms();
+    if (!sms || cudaGetDevice(&cur) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
     if (cur != c->dev) {
-        if (cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount,
-                                   cur) != cudaSuccess ||
-            cudaDeviceGetAttribute(&c->optin,
+        if (cudaDeviceGetAttribute(&c->optin,
                                    cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                    cur) != cudaSuccess ||
             cudaFuncSetAttribute(kernel,
@@ -1663,7 +1663,7 @@ static int coop_fits(struct coop_cache *c, const void *kernel, int grid,
     if (smem > (size_t)c->optin ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
                                                       smem) != cudaSuccess ||
-        grid > per_sm * c->sms) {
+        grid > per_sm * sms) {
         (void)cudaGetLastError();
         return 0;
     }
@@ -1696,7 +1696,7 @@ static int coop_launch(struct coop_cache *c, const void *kernel, int grid,
 template <int KQ, int BT>
 static int launch_persistent(pk_args *a, cudaStream_t s)
 {
-    static struct coop_cache c = {-1, 0, 0};
+    static struct coop_cache c = {-1, 0};
     return coop_launch(&c, (const void *)persistent_kernel<KQ, BT>,
                        a->L * a->blocks_per_layer, PK_THREADS,
                        pk_smem(32 / KQ * BT, a->Kp, a->L), a, a->bar, s);
@@ -1829,7 +1829,7 @@ static int launch_persistent_mc(pk_args *a, cudaStream_t s)
 /* launch the split kernel if it fits: 0 (nothing enqueued) when not */
 static int launch_split(pk_args *a, cudaStream_t s)
 {
-    static struct coop_cache c = {-1, 0, 0};
+    static struct coop_cache c = {-1, 0};
     if (a->B < 2 || a->B > 8 || a->Ki > a->Kp)
         return 0;
     return coop_launch(&c, (const void *)split_kernel,
@@ -2225,7 +2225,7 @@ static size_t wf_smem(int BC, int Kh, int Kimax)
 template <int KQ, int BT>
 static int launch_wavefront(wf_args *a, cudaStream_t s)
 {
-    static struct coop_cache c = {-1, 0, 0};
+    static struct coop_cache c = {-1, 0};
     a->bpl = (a->H + WF_U - 1) / WF_U;
     return coop_launch(&c, (const void *)wavefront_kernel<KQ, BT>,
                        a->L * a->bpl, 2 * WF_NT,
@@ -2779,7 +2779,7 @@ size_t rg_smem(int BT, int Kh, int Kimax)
  * when not */
 template <int BT, bool TAGGED> int rg_launch(rg_args *a, cudaStream_t s)
 {
-    static struct coop_cache c = {-1, 0, 0};
+    static struct coop_cache c = {-1, 0};
     return coop_launch(&c, (const void *)rg_kernel<BT, TAGGED>, a->L * a->bpl,
                        2 * RG_NT, rg_smem(BT, a->Kh, a->Kimax), a, NULL, s);
 }
