@@ -1,11 +1,14 @@
 /* compare.c: tolerance comparison against a double reference. */
 #include "compare.h"
 
+#include "fatal.h"
 #include "guard.h"
+#include "split.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_poison(float f)
@@ -15,17 +18,34 @@ static int is_poison(float f)
     return bits == CL_POISON_F32;
 }
 
-void cl_compare_f32(const float *got, const double *ref, const size_t *idx,
-                    size_t n, const struct cl_tolerance *tol,
-                    struct cl_compare *out)
+/* elements of one chunk of a comparison: the chunks depend on n alone, and
+ * their sums are added in order, so a comparison gives the same figures
+ * whatever the threads (split.h) that run its chunks */
+#define CHUNK ((size_t)1 << 20)
+
+struct chunk {
+    struct cl_compare c; /* its counts, largest error, first mismatches */
+    double err2, ref2;   /* its sums of squares */
+};
+
+struct job {
+    const float *got;
+    const double *ref;
+    const size_t *idx;
+    size_t n;
+    const struct cl_tolerance *tol;
+    struct chunk *chunks;
+};
+
+static void compare_chunk(const struct job *j, size_t from, size_t to,
+                          struct chunk *ch)
 {
-    memset(out, 0, sizeof *out);
-    out->n = n;
+    struct cl_compare *out = &ch->c;
     double err2 = 0.0, ref2 = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = idx ? idx[k] : k;
-        float g = got[i];
-        double e = ref[k];
+    for (size_t k = from; k < to; k++) {
+        size_t i = j->idx ? j->idx[k] : k;
+        float g = j->got[i];
+        double e = j->ref[k];
         int unwritten = is_poison(g);
         int finite = !unwritten && isfinite(g);
         double diff = finite ? fabs((double)g - e) : INFINITY;
@@ -35,7 +55,7 @@ void cl_compare_f32(const float *got, const double *ref, const size_t *idx,
                 out->max_abs_err = diff;
         }
         ref2 += e * e;
-        if (finite && diff <= tol->atol + tol->rtol * fabs(e))
+        if (finite && diff <= j->tol->atol + j->tol->rtol * fabs(e))
             continue;
         out->n_bad++;
         if (unwritten)
@@ -50,6 +70,46 @@ void cl_compare_f32(const float *got, const double *ref, const size_t *idx,
             m->unwritten = unwritten;
         }
     }
+    ch->err2 = err2;
+    ch->ref2 = ref2;
+}
+
+static void compare_part(void *ctx, size_t from, size_t to)
+{
+    const struct job *j = ctx;
+    for (size_t c = from; c < to; c++) {
+        size_t end = (c + 1) * CHUNK < j->n ? (c + 1) * CHUNK : j->n;
+        compare_chunk(j, c * CHUNK, end, &j->chunks[c]);
+    }
+}
+
+void cl_compare_f32(const float *got, const double *ref, const size_t *idx,
+                    size_t n, const struct cl_tolerance *tol,
+                    struct cl_compare *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    size_t nch = n ? (n + CHUNK - 1) / CHUNK : 1;
+    struct chunk one = {0};
+    struct chunk *chunks = nch == 1 ? &one : cl_xcalloc(nch, sizeof *chunks);
+    struct job j = {got, ref, idx, n, tol, chunks};
+    cl_split(nch, 1, compare_part, &j);
+    double err2 = 0.0, ref2 = 0.0;
+    for (size_t c = 0; c < nch; c++) {
+        const struct cl_compare *p = &chunks[c].c;
+        err2 += chunks[c].err2;
+        ref2 += chunks[c].ref2;
+        out->n_bad += p->n_bad;
+        out->n_unwritten += p->n_unwritten;
+        out->n_nonfinite += p->n_nonfinite;
+        if (p->max_abs_err > out->max_abs_err)
+            out->max_abs_err = p->max_abs_err;
+        for (int m = 0; m < p->n_reported && out->n_reported < CL_MAX_REPORTED;
+             m++)
+            out->first[out->n_reported++] = p->first[m];
+    }
+    if (chunks != &one)
+        free(chunks);
     out->rel_l2 = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
     out->norm_ok = tol->max_rel_l2 <= 0 || out->rel_l2 <= tol->max_rel_l2;
     out->pass = out->n_bad == 0 && out->norm_ok;

@@ -6,6 +6,7 @@
 #include "gpuinfo.h"
 #include "guard.h"
 #include "rng.h"
+#include "split.h"
 #include "safetensors.h"
 #include "sha256.h"
 #include "stats.h"
@@ -13,6 +14,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +118,54 @@ START_TEST(test_compare_norm_fails_though_elements_pass)
     ck_assert_int_eq(c.norm_ok, 0);
     ck_assert_int_eq(c.pass, 0);
     ck_assert_double_eq_tol(c.rel_l2, 1e-3, 1e-6);
+}
+END_TEST
+
+/* a comparison long enough to be cut into chunks on threads counts every
+ * mismatch once and reports the first ones in index order, across chunks */
+START_TEST(test_compare_in_chunks_reports_first_in_order)
+{
+    enum { N = 3 * (1 << 20) + 5 };
+    float *got = malloc(N * sizeof *got);
+    double *ref = malloc(N * sizeof *ref);
+    double err2 = 0, ref2 = 0;
+    for (size_t i = 0; i < N; i++) {
+        ref[i] = (double)(i % 97) * 0.25;
+        got[i] = (float)ref[i];
+    }
+    /* out of order on purpose: chunk 2, chunk 0, chunk 3 (the last, short
+     * one), chunk 1 */
+    static const size_t bad[] = {(2u << 20) + 7, 11, (3u << 20) + 4,
+                                 (1u << 20) + 1, 12, (2u << 20) + 8};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        got[bad[k]] += 1.0f + (float)k;
+    uint32_t poison = CL_POISON_F32;
+    memcpy(&got[(1u << 20) + 2], &poison, sizeof poison);
+    got[(3u << 20)] = NAN;
+    for (size_t i = 0; i < N; i++) {
+        double d = (double)got[i] - ref[i];
+        if (isfinite(got[i]) && i != (1u << 20) + 2)
+            err2 += d * d;
+        ref2 += ref[i] * ref[i];
+    }
+    struct cl_tolerance tol = {1e-6, 0, 0};
+    struct cl_compare c;
+    cl_compare_f32(got, ref, NULL, N, &tol, &c);
+    ck_assert_uint_eq(c.n, N);
+    ck_assert_uint_eq(c.n_bad, 8);
+    ck_assert_uint_eq(c.n_unwritten, 1);
+    ck_assert_uint_eq(c.n_nonfinite, 1);
+    ck_assert_int_eq(c.n_reported, CL_MAX_REPORTED);
+    static const size_t first[CL_MAX_REPORTED] = {
+        11, 12, (1u << 20) + 1, (1u << 20) + 2, (2u << 20) + 7};
+    for (int k = 0; k < CL_MAX_REPORTED; k++)
+        ck_assert_uint_eq(c.first[k].index, first[k]);
+    ck_assert_int_eq(c.first[3].unwritten, 1);
+    ck_assert_double_eq(c.max_abs_err, 6.0);
+    ck_assert_double_eq_tol(c.rel_l2, sqrt(err2 / ref2), 1e-12);
+    ck_assert_int_eq(c.pass, 0);
+    free(got);
+    free(ref);
 }
 END_TEST
 
@@ -255,6 +305,76 @@ START_TEST(test_rng_values_in_range_exact_and_centred)
     }
     ck_assert_double_lt(fabs(sum / N), 0.01);
     free(p);
+}
+END_TEST
+
+/* a large fill, split over threads, is the same bytes as the generator's
+ * elements one by one, at an offset into the stream too */
+START_TEST(test_rng_split_fill_equals_serial)
+{
+    enum { N = (1 << 20) + 12345 };
+    float *p = malloc(N * sizeof *p);
+    int *q = malloc(N * sizeof *q);
+    cl_fill_uniform_host_at(p, N, 99, 5, 1000, -2.0f, 2.0f);
+    cl_fill_ints_host(q, N, 99, 6, 37);
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_float_eq(p[i], cl_rand_uniform(99, 5, 1000 + i, -2, 2));
+        ck_assert_int_eq(q[i], (int)(cl_rand_bits(99, 6, i) % 37));
+    }
+    free(p);
+    free(q);
+}
+END_TEST
+
+// ---- split -----------------------------------------------------------------
+
+struct visits {
+    unsigned char *seen;
+    size_t parts, smallest;
+    pthread_mutex_t mu;
+};
+
+static void visit(void *ctx, size_t from, size_t to)
+{
+    struct visits *v = ctx;
+    for (size_t i = from; i < to; i++)
+        v->seen[i]++;
+    pthread_mutex_lock(&v->mu);
+    v->parts++;
+    if (to - from < v->smallest)
+        v->smallest = to - from;
+    pthread_mutex_unlock(&v->mu);
+}
+
+/* every item once, in parts of at least min_part (one part below twice
+ * that), at most cl_split_threads() parts */
+START_TEST(test_split_visits_every_item_once)
+{
+    static const size_t shapes[][2] = {
+        {0, 1},    {1, 1},    {7, 1},         {9, 4},  {100, 64},
+        {128, 64}, {1000, 1}, {100003, 1000}, {10, 3}, {9, 2}};
+    ck_assert_int_ge(cl_split_threads(), 1);
+    ck_assert_int_le(cl_split_threads(), 16);
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        size_t n = shapes[k][0], min_part = shapes[k][1];
+        struct visits v = {calloc(n + 1, 1), 0, (size_t)-1,
+                           PTHREAD_MUTEX_INITIALIZER};
+        cl_split(n, min_part, visit, &v);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_int_eq(v.seen[i], 1);
+        ck_assert_int_eq(v.seen[n], 0);
+        if (n == 0) {
+            ck_assert_uint_eq(v.parts, 0);
+        } else {
+            ck_assert_uint_ge(v.parts, 1);
+            ck_assert_uint_le(v.parts, (size_t)cl_split_threads());
+            if (n < 2 * min_part)
+                ck_assert_uint_eq(v.parts, 1);
+            else
+                ck_assert_uint_ge(v.smallest, min_part);
+        }
+        free(v.seen);
+    }
 }
 END_TEST
 
@@ -684,6 +804,7 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_safetensors_f32_refuses_other_dtypes);
     tcase_add_test(core, test_compare_counts_unwritten_and_nan);
     tcase_add_test(core, test_compare_checks_only_sampled_indices);
+    tcase_add_test(core, test_compare_in_chunks_reports_first_in_order);
     tcase_add_test(core, test_stats_summary_right_for_odd_and_even_n);
     tcase_add_test(core, test_stats_outlier_robust);
     tcase_add_test(core, test_stats_stable_only_for_flat_long_series);
@@ -692,6 +813,8 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_guard_describes_oob_writes_or_nothing);
     tcase_add_test(core, test_rng_reproducible);
     tcase_add_test(core, test_rng_values_in_range_exact_and_centred);
+    tcase_add_test(core, test_rng_split_fill_equals_serial);
+    tcase_add_test(core, test_split_visits_every_item_once);
     tcase_add_test(core, test_fatal_format_names_place_lib_and_call);
     tcase_add_exit_test(core, test_fatal_calls_hook, 42);
     tcase_add_exit_test(core, test_fatal_exits_without_hook, CL_FATAL_EXIT);

@@ -140,9 +140,7 @@ static int check(struct cl_check *ck)
         struct adamw_hparams h = cl_adamw_hparams(step);
         struct adamw_ref_hp hp = {h.lr,  h.beta1,        h.beta2,
                                   h.eps, h.weight_decay, step};
-        for (long long i = 0, at = 0; i < l.count; at += l.n[i], i++)
-            adamw_ref(st[0] + at, st[1] + at, st[2] + at, g + l.off[i], l.n[i],
-                      &hp);
+        adamw_ref_list(st[0], st[1], st[2], g, l.count, l.n, l.off, &hp);
     }
     static const int arena[3] = {AW_P, AW_M, AW_V};
     for (int k = 0; k < 3 && !bad; k++) {

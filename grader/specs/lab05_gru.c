@@ -22,6 +22,7 @@
 #include <cudnn.h>
 
 #include "errcheck.h"
+#include "split.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -150,6 +151,25 @@ static int check_rows(struct cl_check *ck, int buf, const double *ref,
     return bad;
 }
 
+/* the CPU reference of the checked rows, a row a thread (split.h) */
+struct rows_ref {
+    const struct gru_case *c;
+    const float *x, *h0;
+    const struct gru_weights *w;
+    const int *rows;
+    double *y, *hn;
+};
+
+static void rows_ref_part(void *ctx, size_t from, size_t to)
+{
+    const struct rows_ref *r = ctx;
+    const struct gru_case *c = r->c;
+    for (size_t i = from; i < to; i++)
+        gru_forward_ref(r->x, r->h0, r->w, c->T, c->B, c->I, c->H, c->L,
+                        r->rows[i], r->y + i * c->T * c->H,
+                        r->hn + i * c->L * c->H);
+}
+
 static int check(struct cl_check *ck)
 {
     const struct gru_case *c = ck->arg;
@@ -164,9 +184,8 @@ static int check(struct cl_check *ck)
             H);
     double *y = cl_xmalloc((size_t)n * T * H * sizeof *y);
     double *hn = cl_xmalloc((size_t)n * L * H * sizeof *hn);
-    for (int i = 0; i < n; i++)
-        gru_forward_ref(x, h0, w, T, B, I, H, L, rows[i], y + (size_t)i * T * H,
-                        hn + (size_t)i * L * H);
+    struct rows_ref r = {c, x, h0, w, rows, y, hn};
+    cl_split((size_t)n, 1, rows_ref_part, &r);
     int bad = check_rows(ck, GRU_OUT, y, T, rows, n) ||
               (c->part == GRU_FWD && check_rows(ck, GRU_HN, hn, L, rows, n));
     free(y);

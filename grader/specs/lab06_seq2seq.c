@@ -24,6 +24,7 @@
 #include "specs/seq2seq_data.h"
 
 #include "errcheck.h"
+#include "split.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -180,6 +181,33 @@ static struct seq2seq_model host_model(struct cl_check *ck)
                            c->v_tgt, c->E, c->H);
 }
 
+/* The CPU reference of the checked sentences, a sentence a thread
+ * (split.h): sentence rows[i]'s tokens at tokens + i * T, its logits at
+ * logits + i * T * V. y_in: teacher forcing; NULL: greedy. */
+struct rows_ref {
+    const struct seq2seq_model *m;
+    const int *src, *y_in, *rows;
+    int S, B, T;
+    int *tokens;
+    double *logits;
+};
+
+static void rows_ref_part(void *ctx, size_t from, size_t to)
+{
+    const struct rows_ref *r = ctx;
+    size_t T = (size_t)r->T, V = (size_t)r->m->v_tgt;
+    for (size_t i = from; i < to; i++)
+        seq2seq_ref(r->m, r->src, r->S, r->B, r->rows[i], r->T, S2S_SOS,
+                    r->y_in, r->tokens + i * T, r->logits + i * T * V);
+}
+
+static void rows_ref(struct rows_ref *r, int n)
+{
+    r->tokens = cl_xmalloc((size_t)n * r->T * sizeof *r->tokens);
+    r->logits = cl_xmalloc((size_t)n * r->T * r->m->v_tgt * sizeof *r->logits);
+    cl_split((size_t)n, 1, rows_ref_part, r);
+}
+
 /* teacher forcing: every logit of the checked sentences */
 static int check_forced(struct cl_check *ck)
 {
@@ -190,11 +218,11 @@ static int check_forced(struct cl_check *ck)
     const int *y_in = cl_check_input(ck, S2S_IN, ck->call);
     const float *got = cl_check_output(ck, S2S_OUT);
     int n = cl_check_rows(ck, B, 8, rows), bad = 0;
-    int *tk = cl_xmalloc((size_t)T * sizeof *tk);
-    double *ref = cl_xmalloc((size_t)T * V * sizeof *ref);
+    struct rows_ref r = {&m, src, y_in, rows, S, B, T, NULL, NULL};
+    rows_ref(&r, n);
     size_t *idx = cl_xmalloc((size_t)T * V * sizeof *idx);
     for (int i = 0; i < n && !bad; i++) {
-        seq2seq_ref(&m, src, S, B, rows[i], T, S2S_SOS, y_in, tk, ref);
+        const double *ref = r.logits + (size_t)i * T * V;
         for (int t = 0; t < T; t++)
             for (int v = 0; v < V; v++)
                 idx[(size_t)t * V + v] = ((size_t)t * B + rows[i]) * V + v;
@@ -207,8 +235,8 @@ static int check_forced(struct cl_check *ck)
                  ck->when, rows[i], B, V);
         bad = cl_verdict(&cmp, what, ck->r);
     }
-    free(tk);
-    free(ref);
+    free(r.tokens);
+    free(r.logits);
     free(idx);
     return bad;
 }
@@ -225,13 +253,14 @@ static int check_greedy(struct cl_check *ck)
     const int *tok = cl_check_output(ck, S2S_TOKENS);
     const float *lg = cl_check_output(ck, S2S_LOGITS);
     int n = cl_check_rows(ck, B, MAX_ROWS, rows), bad = 0;
-    int *ref = cl_xmalloc((size_t)T * sizeof *ref),
-        *got = cl_xmalloc((size_t)T * sizeof *got);
+    struct rows_ref r = {&m, src, NULL, rows, S, B, T, NULL, NULL};
+    rows_ref(&r, n);
+    int *got = cl_xmalloc((size_t)T * sizeof *got);
     float *got_l = cl_xmalloc((size_t)T * sizeof *got_l);
-    double *ref_l = cl_xmalloc((size_t)T * V * sizeof *ref_l);
     for (int i = 0; i < n && !bad; i++) {
         int b = rows[i], step;
-        seq2seq_ref(&m, src, S, B, b, T, S2S_SOS, NULL, ref, ref_l);
+        const int *ref = r.tokens + (size_t)i * T;
+        const double *ref_l = r.logits + (size_t)i * T * V;
         for (int t = 0; t < T; t++) {
             got[t] = tok[(size_t)t * B + b];
             got_l[t] = lg[(size_t)t * B + b];
@@ -253,10 +282,10 @@ static int check_greedy(struct cl_check *ck)
                  "%d sentence(s) parted from the reference at a near-tie "
                  "(accepted)",
                  ties);
-    free(ref);
+    free(r.tokens);
+    free(r.logits);
     free(got);
     free(got_l);
-    free(ref_l);
     return bad;
 }
 
@@ -269,24 +298,27 @@ static int check_trained(struct cl_check *ck)
     struct seq2seq_model m = host_model(ck);
     const int *src = cl_check_input(ck, S2S_SRC, ck->call);
     const int *tok = cl_check_output(ck, S2S_TOKENS);
-    int *rt = cl_xmalloc((size_t)T * sizeof *rt);
-    double *rl = cl_xmalloc((size_t)T * c->v_tgt * sizeof *rl);
+    int *rows = cl_xmalloc((size_t)B * sizeof *rows);
+    for (int b = 0; b < B; b++)
+        rows[b] = b;
+    struct rows_ref r = {&m, src, NULL, rows, S, B, T, NULL, NULL};
+    rows_ref(&r, B);
     char out[400], ref[400];
     int demo = c->kind == S2S_DEMO;
     if (demo)
         printf("%-44s  %-48s  %s\n", "source", "your output", "reference");
     for (int b = 0; b < B; b++) {
         cl_s2s_words(&d->tgt, tok + b, T, B, out, sizeof out);
-        seq2seq_ref(&m, src, S, B, b, T, S2S_SOS, NULL, rt, rl);
-        cl_s2s_words(&d->tgt, rt, T, 1, ref, sizeof ref);
+        cl_s2s_words(&d->tgt, r.tokens + (size_t)b * T, T, 1, ref, sizeof ref);
         mine += strcmp(out, d->line[b][1]) == 0;
         theirs += strcmp(ref, d->line[b][1]) == 0;
         if (demo)
             printf("%-44s  %-48s  %s%s\n", d->line[b][0], out, d->line[b][1],
                    strcmp(out, d->line[b][1]) ? "   <-- differs" : "");
     }
-    free(rt);
-    free(rl);
+    free(rows);
+    free(r.tokens);
+    free(r.logits);
     if (demo) {
         fflush(stdout);
         snprintf(ck->r->msg, sizeof ck->r->msg,

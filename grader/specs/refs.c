@@ -4,6 +4,7 @@
 #include "specs/refs.h"
 
 #include "fatal.h"
+#include "split.h"
 #include "05-gru/gru.h"
 #include "06-seq2seq/seq2seq.h"
 
@@ -12,22 +13,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct vadd {
+    const float *a, *b;
+    double *ref;
+};
+
+static void vadd_part(void *ctx, size_t from, size_t to)
+{
+    const struct vadd *v = ctx;
+    for (size_t i = from; i < to; i++)
+        v->ref[i] = (double)v->a[i] + (double)v->b[i];
+}
+
 void vector_add_ref(const float *a, const float *b, double *ref, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        ref[i] = (double)a[i] + (double)b[i];
+    struct vadd v = {a, b, ref};
+    cl_split(n, (size_t)1 << 18, vadd_part, &v);
+}
+
+struct stencil {
+    const float *in, *w;
+    double *ref;
+    long n;
+    int radius;
+};
+
+static void stencil_part(void *ctx, size_t from, size_t to)
+{
+    const struct stencil *s = ctx;
+    long n = s->n;
+    int radius = s->radius;
+    for (long i = (long)from; i < (long)to; i++) {
+        double acc = 0.0;
+        for (int j = -radius; j <= radius; j++)
+            if (i + j >= 0 && i + j < n)
+                acc += (double)s->w[j + radius] * s->in[i + j];
+        s->ref[i] = acc;
+    }
 }
 
 void stencil_ref(const float *in, const float *w, double *ref, long n,
                  int radius)
 {
-    for (long i = 0; i < n; i++) {
-        double acc = 0.0;
-        for (int j = -radius; j <= radius; j++)
-            if (i + j >= 0 && i + j < n)
-                acc += (double)w[j + radius] * in[i + j];
-        ref[i] = acc;
-    }
+    struct stencil s = {in, w, ref, n, radius};
+    cl_split(n > 0 ? (size_t)n : 0, (size_t)1 << 16, stencil_part, &s);
 }
 
 void causal_conv1d_ref(const float *x, const float *w, double *ref, long row0,
@@ -74,6 +103,39 @@ void adamw_ref(double *p, double *m, double *v, const float *g, long long n,
         v[i] = hp->beta2 * v[i] + (1.0 - hp->beta2) * (double)g[i] * g[i];
         p[i] -= hp->lr / bc1 * m[i] / (sqrt(v[i]) / sqrt(bc2) + hp->eps);
     }
+}
+
+/* adamw_ref_list()'s packed elements from .. to - 1, a part a thread */
+struct adamw_list {
+    double *p, *m, *v;
+    const float *g;
+    int count;
+    const long long *n, *off;
+    const struct adamw_ref_hp *hp;
+};
+
+static void adamw_list_part(void *ctx, size_t from, size_t to)
+{
+    const struct adamw_list *a = ctx;
+    long long lo0 = (long long)from, hi0 = (long long)to, at = 0;
+    for (int i = 0; i < a->count && at < hi0; at += a->n[i], i++) {
+        long long lo = lo0 > at ? lo0 : at;
+        long long hi = hi0 < at + a->n[i] ? hi0 : at + a->n[i];
+        if (lo < hi)
+            adamw_ref(a->p + lo, a->m + lo, a->v + lo,
+                      a->g + a->off[i] + lo - at, hi - lo, a->hp);
+    }
+}
+
+void adamw_ref_list(double *p, double *m, double *v, const float *g, int count,
+                    const long long *n, const long long *off,
+                    const struct adamw_ref_hp *hp)
+{
+    struct adamw_list a = {p, m, v, g, count, n, off, hp};
+    long long total = 0;
+    for (int i = 0; i < count; i++)
+        total += n[i];
+    cl_split((size_t)total, (size_t)1 << 16, adamw_list_part, &a);
 }
 
 static double sigmoid(double v)

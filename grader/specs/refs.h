@@ -56,6 +56,17 @@ struct adamw_ref_hp {
 void adamw_ref(double *p, double *m, double *v, const float *g, long long n,
                const struct adamw_ref_hp *hp);
 
+/**
+ * Lab 4: one AdamW step on a list of @p count tensors: tensor i's n[i]
+ * elements of gradient start at g + off[i], and its state follows the
+ * tensors before it in p, m and v (packed, no gaps). Split over threads;
+ * every element's update is adamw_ref()'s, so the state is the same bytes
+ * as tensor by tensor.
+ */
+void adamw_ref_list(double *p, double *m, double *v, const float *g, int count,
+                    const long long *n, const long long *off,
+                    const struct adamw_ref_hp *hp);
+
 struct gru_weights;
 
 /**

@@ -5,6 +5,7 @@
  * lab specs test_specs'. */
 #define _GNU_SOURCE
 #include "protocol/glue.h"
+#include "rng.h"
 #include "judge/harness.h"
 #include "specs/refs.h"
 #include "tests/suite.h"
@@ -35,6 +36,20 @@ START_TEST(test_vector_add_ref_sums_exactly_in_double)
     ref[0] = 42.0;
     vector_add_ref(a, b, ref, 0);
     ck_assert_double_eq(ref[0], 42.0);
+    /* long enough to be split over threads: every element, each once */
+    enum { N = (1 << 20) + 3 };
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    double *r = malloc((N + 1) * sizeof *r);
+    cl_fill_uniform_host_at(x, N, 5, 1, 0, -1.0f, 1.0f);
+    cl_fill_uniform_host_at(y, N, 5, 2, 0, -1.0f, 1.0f);
+    r[N] = 42.0;
+    vector_add_ref(x, y, r, N);
+    for (size_t i = 0; i < N; i++)
+        ck_assert_double_eq(r[i], (double)x[i] + (double)y[i]);
+    ck_assert_double_eq(r[N], 42.0);
+    free(x);
+    free(y);
+    free(r);
 }
 END_TEST
 
@@ -59,6 +74,23 @@ START_TEST(test_stencil_ref_zero_pads_and_orders_weights)
     float w1[] = {-3};
     stencil_ref(in, w1, ref, 4, 0);
     ck_assert_double_eq(ref[3], -12.0);
+    /* long enough to be split over threads: each output still sums its
+     * neighbours across the parts' ends, and both edges are zero-padded */
+    enum { N = (1 << 19) + 7, R = 8 };
+    float *x = malloc(N * sizeof *x), wr[2 * R + 1];
+    double *r = malloc(N * sizeof *r);
+    cl_fill_uniform_host_at(x, N, 9, 1, 0, -1.0f, 1.0f);
+    cl_fill_uniform_host_at(wr, 2 * R + 1, 9, 2, 0, -1.0f, 1.0f);
+    stencil_ref(x, wr, r, N, R);
+    for (long i = 0; i < N; i++) {
+        double acc = 0.0;
+        for (int j = -R; j <= R; j++)
+            if (i + j >= 0 && i + j < N)
+                acc += (double)wr[j + R] * x[i + j];
+        ck_assert_double_eq(r[i], acc);
+    }
+    free(x);
+    free(r);
 }
 END_TEST
 
@@ -151,6 +183,46 @@ START_TEST(test_adamw_ref_matches_two_steps_by_hand)
     ck_assert_double_eq_tol(p2[1], -4.0 * 0.999, 1e-15);
     ck_assert_double_eq(m2[0], 0.0);
     ck_assert_double_eq(v2[1], 0.0);
+}
+END_TEST
+
+/* a list of tensors, split over threads, is updated bit for bit as one
+ * tensor after another: uneven sizes, empty tensors, gaps in the gradient
+ * arena, parts that end inside a tensor */
+START_TEST(test_adamw_ref_list_equals_tensor_by_tensor)
+{
+    enum { COUNT = 8 };
+    static const long long n[COUNT] = {0, 70001, 3, 200000,
+                                       1, 65536, 0, 131071};
+    long long off[COUNT], at = 5, elems = 0;
+    for (int i = 0; i < COUNT; i++) {
+        off[i] = at;
+        at += n[i] + 17;
+        elems += n[i];
+    }
+    float *g = malloc((size_t)at * sizeof *g);
+    cl_fill_uniform_host_at(g, (size_t)at, 31, 1, 0, -1.0f, 1.0f);
+    double *st[2][3];
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            st[s][k] = malloc((size_t)elems * sizeof(double));
+            for (long long e = 0; e < elems; e++)
+                st[s][k][e] = k == 0 ? 0.001 * (double)(e % 1000) : 0.0;
+        }
+    for (int step = 1; step <= 2; step++) {
+        struct adamw_ref_hp hp = {1e-3, 0.9, 0.999, 1e-8, 0.01, step};
+        adamw_ref_list(st[0][0], st[0][1], st[0][2], g, COUNT, n, off, &hp);
+        for (long long i = 0, e = 0; i < COUNT; e += n[i], i++)
+            adamw_ref(st[1][0] + e, st[1][1] + e, st[1][2] + e, g + off[i],
+                      n[i], &hp);
+    }
+    for (int k = 0; k < 3; k++)
+        ck_assert_mem_eq(st[0][k], st[1][k], (size_t)elems * sizeof(double));
+    ck_assert_double_ne(st[0][0][70001 + 3 + 5], 0.001 * 5); /* it moved */
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++)
+            free(st[s][k]);
+    free(g);
 }
 END_TEST
 
@@ -505,6 +577,7 @@ int main(void)
     tcase_add_test(core, test_conv1d_ref_is_causal_with_per_channel_weights);
     tcase_add_test(core, test_matmul_ref_from_any_row_exact_in_double);
     tcase_add_test(core, test_adamw_ref_matches_two_steps_by_hand);
+    tcase_add_test(core, test_adamw_ref_list_equals_tensor_by_tensor);
     tcase_add_test(core, test_gpt2_sizes_give_148_tensors_and_never_overrun);
     tcase_add_test(core, test_adamw_arena_aligns_tensors_between_canaries);
     tcase_add_test(core, test_gru_cell_ref_gates_as_cudnn_and_pytorch);
