@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #define MAX_THREADS 16
 
@@ -22,6 +23,11 @@ static void *part_thread(void *arg)
 
 int cl_split_threads(void)
 {
+    const char *e = getenv("CL_CHECK_THREADS");
+    char *end;
+    long want = e && *e ? strtol(e, &end, 10) : 0;
+    if (e && *e && *end == '\0' && want >= 1)
+        return want > MAX_THREADS ? MAX_THREADS : (int)want;
     cpu_set_t set;
     int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;

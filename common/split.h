@@ -19,7 +19,8 @@ extern "C" {
 /** Items @p from .. @p to - 1 of a split loop. */
 typedef void (*cl_split_fn)(void *ctx, size_t from, size_t to);
 
-/** Threads a split uses at most: the CPUs this process may run on, capped. */
+/** Threads a split uses at most: CL_CHECK_THREADS when it is a number from
+ *  1 up, else the CPUs this process may run on; 16 at most. */
 int cl_split_threads(void);
 
 /**

@@ -149,8 +149,19 @@ START_TEST(test_compare_in_chunks_reports_first_in_order)
         ref2 += ref[i] * ref[i];
     }
     struct cl_tolerance tol = {1e-6, 0, 0};
-    struct cl_compare c;
+    struct cl_compare c, c1;
+    setenv("CL_CHECK_THREADS", "1", 1);
+    cl_compare_f32(got, ref, NULL, N, &tol, &c1);
+    setenv("CL_CHECK_THREADS", "16", 1);
     cl_compare_f32(got, ref, NULL, N, &tol, &c);
+    unsetenv("CL_CHECK_THREADS");
+    /* the same figures on any number of cores */
+    ck_assert_uint_eq(c.n_bad, c1.n_bad);
+    ck_assert_double_eq(c.max_abs_err, c1.max_abs_err);
+    ck_assert_double_eq(c.rel_l2, c1.rel_l2);
+    ck_assert_int_eq(c.n_reported, c1.n_reported);
+    for (int k = 0; k < c.n_reported; k++)
+        ck_assert_uint_eq(c.first[k].index, c1.first[k].index);
     ck_assert_uint_eq(c.n, N);
     ck_assert_uint_eq(c.n_bad, 8);
     ck_assert_uint_eq(c.n_unwritten, 1);
@@ -315,12 +326,17 @@ START_TEST(test_rng_split_fill_equals_serial)
     enum { N = (1 << 20) + 12345 };
     float *p = malloc(N * sizeof *p);
     int *q = malloc(N * sizeof *q);
-    cl_fill_uniform_host_at(p, N, 99, 5, 1000, -2.0f, 2.0f);
-    cl_fill_ints_host(q, N, 99, 6, 37);
-    for (size_t i = 0; i < N; i++) {
-        ck_assert_float_eq(p[i], cl_rand_uniform(99, 5, 1000 + i, -2, 2));
-        ck_assert_int_eq(q[i], (int)(cl_rand_bits(99, 6, i) % 37));
+    static const char *const threads[] = {"1", "16"};
+    for (int th = 0; th < 2; th++) {
+        setenv("CL_CHECK_THREADS", threads[th], 1);
+        cl_fill_uniform_host_at(p, N, 99, 5, 1000, -2.0f, 2.0f);
+        cl_fill_ints_host(q, N, 99, 6, 37);
+        for (size_t i = 0; i < N; i++) {
+            ck_assert_float_eq(p[i], cl_rand_uniform(99, 5, 1000 + i, -2, 2));
+            ck_assert_int_eq(q[i], (int)(cl_rand_bits(99, 6, i) % 37));
+        }
     }
+    unsetenv("CL_CHECK_THREADS");
     free(p);
     free(q);
 }
@@ -353,28 +369,48 @@ START_TEST(test_split_visits_every_item_once)
     static const size_t shapes[][2] = {
         {0, 1},    {1, 1},    {7, 1},         {9, 4},  {100, 64},
         {128, 64}, {1000, 1}, {100003, 1000}, {10, 3}, {9, 2}};
-    ck_assert_int_ge(cl_split_threads(), 1);
-    ck_assert_int_le(cl_split_threads(), 16);
-    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
-        size_t n = shapes[k][0], min_part = shapes[k][1];
-        struct visits v = {calloc(n + 1, 1), 0, (size_t)-1,
-                           PTHREAD_MUTEX_INITIALIZER};
-        cl_split(n, min_part, visit, &v);
-        for (size_t i = 0; i < n; i++)
-            ck_assert_int_eq(v.seen[i], 1);
-        ck_assert_int_eq(v.seen[n], 0);
-        if (n == 0) {
-            ck_assert_uint_eq(v.parts, 0);
-        } else {
-            ck_assert_uint_ge(v.parts, 1);
-            ck_assert_uint_le(v.parts, (size_t)cl_split_threads());
-            if (n < 2 * min_part)
-                ck_assert_uint_eq(v.parts, 1);
-            else
-                ck_assert_uint_ge(v.smallest, min_part);
-        }
-        free(v.seen);
+    unsetenv("CL_CHECK_THREADS");
+    int cpus = cl_split_threads();
+    ck_assert_int_ge(cpus, 1);
+    ck_assert_int_le(cpus, 16);
+    /* a number from 1 up sets the threads (16 at most); anything else is
+     * ignored */
+    static const char *const bad[] = {"0", "-2", "abc", "4x", ""};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        setenv("CL_CHECK_THREADS", bad[b], 1);
+        ck_assert_int_eq(cl_split_threads(), cpus);
     }
+    setenv("CL_CHECK_THREADS", "99", 1);
+    ck_assert_int_eq(cl_split_threads(), 16);
+    static const char *const threads[] = {"1", "3", "16"};
+    for (size_t th = 0; th < 3; th++) {
+        setenv("CL_CHECK_THREADS", threads[th], 1);
+        ck_assert_int_eq(cl_split_threads(), atoi(threads[th]));
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            size_t n = shapes[k][0], min_part = shapes[k][1];
+            struct visits v = {calloc(n + 1, 1), 0, (size_t)-1,
+                               PTHREAD_MUTEX_INITIALIZER};
+            cl_split(n, min_part, visit, &v);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_int_eq(v.seen[i], 1);
+            ck_assert_int_eq(v.seen[n], 0);
+            if (n == 0) {
+                ck_assert_uint_eq(v.parts, 0);
+            } else {
+                ck_assert_uint_ge(v.parts, 1);
+                ck_assert_uint_le(v.parts, (size_t)cl_split_threads());
+                if (n < 2 * min_part)
+                    ck_assert_uint_eq(v.parts, 1);
+                else
+                    ck_assert_uint_ge(v.smallest, min_part);
+                size_t most = min_part ? n / min_part : n;
+                size_t t = (size_t)atoi(threads[th]);
+                ck_assert_uint_eq(v.parts, most < t ? (most ? most : 1) : t);
+            }
+            free(v.seen);
+        }
+    }
+    unsetenv("CL_CHECK_THREADS");
 }
 END_TEST
 

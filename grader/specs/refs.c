@@ -123,7 +123,7 @@ static void adamw_list_part(void *ctx, size_t from, size_t to)
         long long hi = hi0 < at + a->n[i] ? hi0 : at + a->n[i];
         if (lo < hi)
             adamw_ref(a->p + lo, a->m + lo, a->v + lo,
-                      a->g + a->off[i] + lo - at, hi - lo, a->hp);
+                      a->g + a->off[i] + (lo - at), hi - lo, a->hp);
     }
 }
 
