@@ -319,6 +319,25 @@ soak:
 	@exit 2
 endif
 
+## data: (maintainers, on a GPU host) the data of docs/performance.md from
+## one card: make peers, then make bench, for LAB (default: every lab) with
+## the reference, into DATA_OUT (default build/data) with a MANIFEST naming
+## the GPU and the commit; run again on the same card to go on where it
+## stopped, DEADLINE=S to stop starting steps after S seconds
+## (tools/data-run.sh); then copy the CSVs to docs/data and make tables plots
+DATA_OUT ?= $(BUILD)/data
+.PHONY: data
+ifeq ($(MAINTAINER),1)
+data: deps $(GRADER) $(RUNNER) $(SOLUTION_SO)
+	$(Q)DATA_OUT="$(DATA_OUT)" MAKE="$(MAKE)" bash tools/data-run.sh \
+	  $(foreach l,$(GRADE_LABS),$(firstword $(subst -, ,$(l))))
+else
+data:
+	@echo "make data is a maintainer's command: it times the reference solutions,"
+	@echo "which are not part of the handout."
+	@exit 2
+endif
+
 ## demo: LAB's demo: Lab 6 translates held-out sentences with your code
 ## (SOLUTION=1: with the reference)
 demo: deps $(GRADER) $(LAB_SO)

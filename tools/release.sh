@@ -7,7 +7,8 @@
 #   common code, the tools, the docs and the top-level files), less the
 #   grader's and the common code's own tests (known-good and near-miss
 #   fixtures, the batch samples) and the maintainers' tools (the soak, the
-#   GPU host's check, the census, the trainer of Lab 6's model), as
+#   data run, the GPU host's check, the census, the trainer of Lab 6's
+#   model), as
 #   DIST/cuda-labs-handout-VERSION.tar.gz with one top folder. Nothing else of the tree: not solutions/, not .ci/,
 #   not a submissions/ folder or a build. In a git work tree it packs the
 #   tracked files of those paths and refuses (exit 2, naming them) any
@@ -48,7 +49,7 @@ SHIPPED="README.md VERSION Makefile .clang-format .editorconfig .gitignore
          labs common grader tools docs"
 # and the maintainers' tools, which need the tests' fixtures, every lab's
 # solution or PyTorch: run from the course's own tree, never a student's
-NOT_SHIPPED='^(grader/tests/|common/tests/|tools/(soak\.py|gpu-check\.sh|syscall-census\.sh|train-seq2seq\.py)$)'
+NOT_SHIPPED='^(grader/tests/|common/tests/|tools/(soak\.py|data-run\.sh|gpu-check\.sh|syscall-census\.sh|train-seq2seq\.py)$)'
 
 # this tree is a git work tree of its own (not a copy inside another one)
 in_git() {

@@ -377,7 +377,7 @@ START_TEST(test_handout_is_clean_and_builds)
     /* the maintainers' tools stay in the course's tree: make soak says so
      * (exit 2); the student's and the instructor's tools are there */
     ck_assert_int_ne(sh("tar -tzf %s | grep -E -q \"/tools/(soak\\.py|"
-                        "gpu-check\\.sh|syscall-census\\.sh|"
+                        "data-run\\.sh|gpu-check\\.sh|syscall-census\\.sh|"
                         "train-seq2seq\\.py)$\"",
                         tgz),
                      0);
@@ -388,6 +388,9 @@ START_TEST(test_handout_is_clean_and_builds)
                      0);
     ck_assert_int_eq(sh("make -s -C %s soak > %s/soak.log 2>&1", root, dir), 2);
     ck_assert_int_eq(sh("grep -q \"maintainer's command\" %s/soak.log", dir),
+                     0);
+    ck_assert_int_eq(sh("make -s -C %s data > %s/data.log 2>&1", root, dir), 2);
+    ck_assert_int_eq(sh("grep -q \"maintainer's command\" %s/data.log", dir),
                      0);
     /* SOLUTION=1: no solutions here, said before anything is built */
     ck_assert_int_ne(sh("make -s -C %s grade LAB=01 SOLUTION=1 > %s/sol.log "
@@ -1361,6 +1364,92 @@ START_TEST(test_soak_resumes_to_a_total)
 }
 END_TEST
 
+/* make data (tools/data-run.sh): one card's run, step by step. Stand-ins
+ * for make (it writes what peers and bench write, notes each call, and
+ * fails or dawdles as told) and nvidia-smi (the card it names) */
+START_TEST(test_data_run_is_one_cards_and_resumes)
+{
+    char dir[] = "/tmp/cl-data-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char mk[512], smi[512];
+    stand_in(mk, sizeof mk, dir, "make",
+             "#!/bin/bash\n"
+             "for a; do case $a in LAB=*) lab=${a#LAB=};; "
+             "PEERS_OUT=*) po=${a#PEERS_OUT=};; esac; done\n"
+             "what=$2\n"
+             "echo \"$what $lab\" >> %s/calls\n"
+             "[ \"$FAKE_SLOW\" = \"$what $lab\" ] && sleep 5\n"
+             "if [ \"$FAKE_FAIL\" = \"$what $lab\" ]; then\n"
+             "  echo \"make: *** [Makefile:330: $what] Error 6\"; exit 2; fi\n"
+             "if [ $what = peers ]; then echo r$lab > $po/grader-$lab.csv; "
+             "echo p$lab > $po/peers.csv;\n"
+             "else echo b$lab > $BENCH_DIR/lab$lab.csv; fi\n",
+             dir);
+    stand_in(smi, sizeof smi, dir, "smi",
+             "#!/bin/sh\necho \"NVIDIA H200, ${FAKE_UUID:-GPU-1}, 580\"\n");
+    char env[1600];
+    snprintf(env, sizeof env, "MAKE=%s NVIDIA_SMI=%s DATA_OUT=%s/out", mk, smi,
+             dir);
+    /* usage, and no GPU */
+    ck_assert_int_eq(sh("%s bash tools/data-run.sh > /dev/null 2>&1", env), 2);
+    ck_assert_int_eq(sh("%s bash tools/data-run.sh 07 > /dev/null 2>&1", env),
+                     2);
+    ck_assert_int_eq(
+        sh("%s DEADLINE=soon bash tools/data-run.sh 01 > /dev/null 2>&1", env),
+        2);
+    ck_assert_int_eq(sh("MAKE=%s NVIDIA_SMI=false DATA_OUT=%s/out bash "
+                        "tools/data-run.sh 01 > %s/no.log 2>&1",
+                        mk, dir, dir),
+                     3);
+    ck_assert_int_eq(sh("grep -q 'no NVIDIA GPU' %s/no.log", dir), 0);
+    /* a step that fails: its tool's status, the steps before it kept */
+    ck_assert_int_eq(sh("%s FAKE_FAIL='bench 02' bash tools/data-run.sh 01 02 "
+                        "> %s/run1.log 2>&1",
+                        env, dir),
+                     6);
+    ck_assert_int_eq(
+        sh("grep -q 'bench 02 failed (make exited 6' %s/run1.log", dir), 0);
+    ck_assert_int_eq(sh("test $(grep -c '^done: ' %s/out/MANIFEST) = 3", dir),
+                     0);
+    ck_assert_int_eq(sh("test ! -e %s/out/lab02.csv && grep -qx b01 "
+                        "%s/out/lab01.csv && grep -qx r02 %s/out/ref-02.csv "
+                        "&& grep -qx p02 %s/out/peers-02.csv",
+                        dir, dir, dir, dir),
+                     0);
+    /* again on the same card: only the step left is run */
+    ck_assert_int_eq(
+        sh("%s bash tools/data-run.sh 01 02 > %s/run2.log 2>&1", env, dir), 0);
+    ck_assert_int_eq(sh("test \"$(tail -n 1 %s/calls)\" = 'bench 02' && "
+                        "test $(wc -l < %s/calls) = 5 && grep -qx b02 "
+                        "%s/out/lab02.csv",
+                        dir, dir, dir),
+                     0);
+    /* another card: refused, nothing run */
+    ck_assert_int_eq(sh("%s FAKE_UUID=GPU-2 bash tools/data-run.sh 03 > "
+                        "%s/run3.log 2>&1",
+                        env, dir),
+                     4);
+    ck_assert_int_eq(sh("grep -q 'another card or commit' %s/run3.log && test "
+                        "$(wc -l < %s/calls) = 5",
+                        dir, dir),
+                     0);
+    /* a deadline: the step under way is cut short (not done, no CSV), the
+     * next is not started */
+    ck_assert_int_eq(sh("%s FAKE_SLOW='peers 03' DEADLINE=2 bash "
+                        "tools/data-run.sh 03 04 > %s/run4.log 2>&1",
+                        env, dir),
+                     7);
+    ck_assert_int_eq(sh("grep -q 'peers 03 cut short' %s/run4.log && test ! -e "
+                        "%s/out/ref-03.csv && ! grep -q '^done: peers 03' "
+                        "%s/out/MANIFEST && ! grep -q 'peers 04' %s/calls",
+                        dir, dir, dir, dir),
+                     0);
+    ck_assert_int_eq(sh("test -z \"$(ls -A %s/out | grep '^\\.step')\"", dir),
+                     0);
+    sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* make tables: every speed table in the docs is the one its data gives
  * (a hand edit, or data replaced without make tables, fails here); a
  * changed figure is caught, and the data's errors are named (exit 2) */
@@ -1467,6 +1556,7 @@ int main(void)
     tcase_add_test(core, test_readmes_match_ladders);
     tcase_add_test(core, test_hosted_gpu_notebook);
     tcase_add_test(core, test_soak_resumes_to_a_total);
+    tcase_add_test(core, test_data_run_is_one_cards_and_resumes);
     tcase_add_test(core, test_suites_run_by_case);
     tcase_add_test(core, test_perf_tables_match_their_data);
     suite_add_tcase(s, core);
