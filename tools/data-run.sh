@@ -17,7 +17,8 @@
 # make), NVIDIA_SMI (default nvidia-smi).
 # Exit status: 0 every step done; 3 no GPU; 4 DATA_OUT holds another card's
 # or commit's data; 7 stopped at the deadline with steps left; 2 usage;
-# otherwise the failed step's make status (its log is DATA_OUT/logs/).
+# otherwise the failed step's tool's status (make's "Error N"), or 1 when
+# it passed but left no CSV (its log is DATA_OUT/logs/).
 set -uo pipefail
 out=${DATA_OUT:-build/data}
 make=${MAKE:-make}
