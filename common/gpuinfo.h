@@ -35,7 +35,9 @@ struct cl_gpu_info {
         bw_theory_gbps;  /**< from memory clock and bus width (0 if unknown) */
     double memcpy_gbps;  /**< measured D2D copy, bytes read + written */
     double sgemm_tflops; /**< measured FP32 SGEMM */
-    int calibrated;      /**< memcpy_gbps and sgemm_tflops are valid */
+    double fp32_theory_tflops; /**< FP32 lanes x 2 x SMs x boost clock
+                                    (0 if unknown) */
+    int calibrated;            /**< memcpy_gbps and sgemm_tflops are valid */
 };
 
 /**
@@ -61,17 +63,43 @@ int cl_gpu_query(struct cl_gpu_info *g, char *why, size_t why_len);
 void cl_version_string(int v, int is_cudnn, char *buf, size_t len);
 
 /**
- * Fill the measured peaks of @p g: read them from @p cache_dir when present
- * (and @p force is 0), else measure and write the cache (best effort).
+ * The FP32 SIMT peak in TFLOP/s of a GPU of compute capability
+ * @p major.@p minor with @p sms multiprocessors at @p clock_khz: its FP32
+ * lanes per SM (64 on cc 6.0, 7.x and 8.0; 128 on the others from 5.0),
+ * two FLOPs each (a fused multiply-add), every cycle. 0 when an argument
+ * is not positive or the architecture predates 5.0.
  */
-void cl_gpu_calibrate(struct cl_gpu_info *g, const char *cache_dir, int force);
+double cl_fp32_theory_tflops(int major, int minor, int sms, int clock_khz);
+
+/**
+ * Whether the measured peaks of @p g are those of an idle GPU, not of one
+ * measured under a sanitizer or a profiler, or shared with other work: the
+ * copy at least 30% of the theoretical bandwidth and the SGEMM at least
+ * 30% of the FP32 peak (cuBLAS reaches 70% to 90% of both), each where the
+ * theory is known; and neither rate zero. 1 or 0.
+ */
+int cl_peaks_plausible(const struct cl_gpu_info *g);
+
+/**
+ * Fill the measured peaks of @p g: read them from @p cache_dir when present,
+ * plausible (cl_peaks_plausible) and @p force is 0; else, when
+ * @p may_measure, measure them (once more when the first figures are not
+ * plausible) and write the cache (best effort) only when they are. With
+ * @p may_measure 0 (under a sanitizer or a profiler, which slow the GPU
+ * many times over) nothing is measured or written: without a cache the
+ * peaks stay 0 and g->calibrated 0.
+ */
+void cl_gpu_calibrate(struct cl_gpu_info *g, const char *cache_dir, int force,
+                      int may_measure);
 
 /** Write the peaks of @p g as JSON to @p path atomically; 0 on success. */
 int cl_peaks_save(const struct cl_gpu_info *g, const char *path);
 
 /**
  * Read peaks for @p g from @p path: only when the file names the same UUID
- * and driver. Returns 0 and sets g->calibrated, or -1.
+ * and driver, and its figures are plausible for @p g (cl_peaks_plausible:
+ * a cache written by an older grader under a sanitizer is measured again).
+ * Returns 0 and sets g->calibrated, or -1 and leaves @p g as it was.
  */
 int cl_peaks_load(struct cl_gpu_info *g, const char *path);
 

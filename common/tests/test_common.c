@@ -320,25 +320,34 @@ START_TEST(test_rng_values_in_range_exact_and_centred)
 END_TEST
 
 /* a large fill, split over threads, is the same bytes as the generator's
- * elements one by one, at an offset into the stream too */
+ * elements one by one, at an offset into the stream too: one thread's fill
+ * against sixteen's whole, and both against the generator at a stride and
+ * around every part's edge (each element alone would take seconds here) */
 START_TEST(test_rng_split_fill_equals_serial)
 {
     enum { N = (1 << 20) + 12345 };
-    float *p = malloc(N * sizeof *p);
-    int *q = malloc(N * sizeof *q);
+    float *p[2] = {malloc(N * sizeof(float)), malloc(N * sizeof(float))};
+    int *q[2] = {malloc(N * sizeof(int)), malloc(N * sizeof(int))};
     static const char *const threads[] = {"1", "16"};
     for (int th = 0; th < 2; th++) {
         setenv("CL_CHECK_THREADS", threads[th], 1);
-        cl_fill_uniform_host_at(p, N, 99, 5, 1000, -2.0f, 2.0f);
-        cl_fill_ints_host(q, N, 99, 6, 37);
-        for (size_t i = 0; i < N; i++) {
-            ck_assert_float_eq(p[i], cl_rand_uniform(99, 5, 1000 + i, -2, 2));
-            ck_assert_int_eq(q[i], (int)(cl_rand_bits(99, 6, i) % 37));
-        }
+        cl_fill_uniform_host_at(p[th], N, 99, 5, 1000, -2.0f, 2.0f);
+        cl_fill_ints_host(q[th], N, 99, 6, 37);
     }
     unsetenv("CL_CHECK_THREADS");
-    free(p);
-    free(q);
+    ck_assert(memcmp(p[0], p[1], N * sizeof(float)) == 0);
+    ck_assert(memcmp(q[0], q[1], N * sizeof(int)) == 0);
+    for (size_t i = 0; i < N;
+         i += (i % 65536 < 4 || i % 65536 > 65531) ? 1 : 97) {
+        ck_assert_float_eq(p[1][i], cl_rand_uniform(99, 5, 1000 + i, -2, 2));
+        ck_assert_int_eq(q[1][i], (int)(cl_rand_bits(99, 6, i) % 37));
+    }
+    ck_assert_float_eq(p[1][N - 1],
+                       cl_rand_uniform(99, 5, 1000 + N - 1, -2, 2));
+    for (int th = 0; th < 2; th++) {
+        free(p[th]);
+        free(q[th]);
+    }
 }
 END_TEST
 
@@ -534,12 +543,77 @@ START_TEST(test_peaks_cache_round_trip)
     other.driver = 13010;
     ck_assert_int_eq(cl_peaks_load(&other, path), -1);
 
+    /* figures no idle GPU gives (measured under a sanitizer, or beside
+     * other work) are measured again, not trusted: an H200 (cc 9.0, 132
+     * SMs at 1980 MHz: 66.9 TFLOP/s) whose SGEMM read 0.82 TFLOP/s */
+    struct cl_gpu_info h200 = h;
+    h200.calibrated = 0;
+    h200.memcpy_gbps = h200.sgemm_tflops = 0;
+    h200.cc_major = 9;
+    h200.sm_count = 132;
+    h200.fp32_theory_tflops = cl_fp32_theory_tflops(9, 0, 132, 1980000);
+    h200.bw_theory_gbps = 4800;
+    g.memcpy_gbps = 4000;
+    g.sgemm_tflops = 0.82;
+    ck_assert_int_eq(cl_peaks_save(&g, path), 0);
+    ck_assert_int_eq(cl_peaks_load(&h200, path), -1);
+    ck_assert_int_eq(h200.calibrated, 0);
+    ck_assert_double_eq(h200.sgemm_tflops, 0.0);
+    g.sgemm_tflops = 51.0; /* a copy at 8% of the bandwidth: the same */
+    g.memcpy_gbps = 400;
+    ck_assert_int_eq(cl_peaks_save(&g, path), 0);
+    ck_assert_int_eq(cl_peaks_load(&h200, path), -1);
+    g.memcpy_gbps = 4000; /* an idle H200's */
+    ck_assert_int_eq(cl_peaks_save(&g, path), 0);
+    ck_assert_int_eq(cl_peaks_load(&h200, path), 0);
+    ck_assert_double_eq(h200.sgemm_tflops, 51.0);
+    ck_assert_int_eq(h200.calibrated, 1);
+
     /* a corrupt file is ignored, not trusted */
     ck_assert_int_eq(cl_write_atomic(path, "{not json", 9), 0);
     struct cl_gpu_info c = h;
     c.calibrated = 0;
     ck_assert_int_eq(cl_peaks_load(&c, path), -1);
     ck_assert_int_eq(c.calibrated, 0);
+}
+END_TEST
+
+/* the FP32 SIMT peak from the clock: 64 lanes per SM on GP100, Volta,
+ * Turing and the A100, 128 elsewhere; nothing for what it does not know */
+START_TEST(test_fp32_theory_from_lanes_and_clock)
+{
+    /* H100 SXM: 132 SMs at 1980 MHz, 66.9 TFLOP/s */
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(9, 0, 132, 1980000),
+                            2.0 * 128 * 132 * 1.98e9 / 1e12, 1e-9);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(9, 0, 132, 1980000), 66.9,
+                            0.05);
+    /* A100: 108 SMs at 1410 MHz, 19.5 TFLOP/s */
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 0, 108, 1410000), 19.5,
+                            0.05);
+    /* V100 (64 lanes), RTX 4090 (cc 8.9, 128 lanes) */
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(7, 0, 80, 1530000), 15.7,
+                            0.05);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 9, 128, 2520000), 82.6,
+                            0.05);
+    ck_assert_double_eq(cl_fp32_theory_tflops(9, 0, 0, 1980000), 0.0);
+    ck_assert_double_eq(cl_fp32_theory_tflops(9, 0, 132, 0), 0.0);
+    ck_assert_double_eq(cl_fp32_theory_tflops(3, 5, 15, 900000), 0.0);
+
+    /* plausible: both rates above 30% of their theory, where known */
+    struct cl_gpu_info g;
+    memset(&g, 0, sizeof g);
+    ck_assert_int_eq(cl_peaks_plausible(&g), 0);
+    g.memcpy_gbps = 100;
+    g.sgemm_tflops = 1;
+    ck_assert_int_eq(cl_peaks_plausible(&g), 1); /* no theory to hold to */
+    g.fp32_theory_tflops = 66.9;
+    ck_assert_int_eq(cl_peaks_plausible(&g), 0);
+    g.sgemm_tflops = 0.31 * 66.9;
+    ck_assert_int_eq(cl_peaks_plausible(&g), 1);
+    g.bw_theory_gbps = 4800;
+    ck_assert_int_eq(cl_peaks_plausible(&g), 0);
+    g.memcpy_gbps = 0.31 * 4800;
+    ck_assert_int_eq(cl_peaks_plausible(&g), 1);
 }
 END_TEST
 
@@ -858,6 +932,7 @@ static Suite *common_suite(void)
     tcase_add_test(core, test_xalloc_zeroes_and_never_returns_null);
     tcase_add_test(core, test_version_numbers_decode_to_dotted_strings);
     tcase_add_test(core, test_peaks_cache_round_trip);
+    tcase_add_test(core, test_fp32_theory_from_lanes_and_clock);
     tcase_add_test(core, test_no_gpu_reason_names_cause_plainly);
     suite_add_tcase(s, core);
 

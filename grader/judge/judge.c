@@ -196,7 +196,10 @@ static __attribute__((noreturn)) void judge_main(const struct cl_judge_run *run,
             snprintf(dir, sizeof dir, "%s", run->opts->cache_dir);
         else
             cl_default_cache_dir(dir, sizeof dir);
-        cl_gpu_calibrate(&gpu, dir, run->opts->recalibrate);
+        /* not under a sanitizer or a profiler: what it measured there
+         * would be cached as this GPU's peaks */
+        cl_gpu_calibrate(&gpu, dir, run->opts->recalibrate,
+                         cl_run_sandboxed(run->opts));
         m.gpu = gpu;
     } else {
         cl_judge_init(0, NULL, 0);

@@ -120,8 +120,10 @@ double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
         work -= (double)g->l2_bytes;
         if (work < 0)
             work = 0;
+    } else if (g->fp32_theory_tflops > 0) {
+        rate = 8.0 * g->fp32_theory_tflops * 1e12;
     } else if (g->sgemm_tflops > 0) {
-        rate = 4.0 * g->sgemm_tflops * 1e12;
+        rate = 8.0 * g->sgemm_tflops * 1e12;
     }
     return rate > 0 ? work / rate * 1e3 : 0.0;
 }

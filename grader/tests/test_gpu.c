@@ -95,16 +95,82 @@ START_TEST(test_gpu_query_and_calibration)
     ck_assert_int_ge(g.runtime, 12000);
     char dir[] = "/tmp/cl-cal-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    cl_gpu_calibrate(&g, dir, 0);
+    /* under a sanitizer (may_measure 0) with no cache: nothing measured,
+     * nothing written */
+    struct cl_gpu_info tool = g;
+    cl_gpu_calibrate(&tool, dir, 0, 0);
+    ck_assert_int_eq(tool.calibrated, 0);
+    ck_assert_double_eq(tool.sgemm_tflops, 0.0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/peaks-%s.json", dir, g.uuid);
+    ck_assert_int_ne(access(path, F_OK), 0);
+
+    cl_gpu_calibrate(&g, dir, 0, 1);
     ck_assert_int_eq(g.calibrated, 1);
     ck_assert_double_gt(g.memcpy_gbps, 10.0); /* sanity, not a target */
     ck_assert_double_gt(g.sgemm_tflops, 0.1);
+    /* the theory knows this card, and an idle one reaches it in part */
+    ck_assert_double_gt(g.fp32_theory_tflops, 0.0);
+    ck_assert_int_eq(cl_peaks_plausible(&g), 1);
+    ck_assert_double_le(g.sgemm_tflops, 1.05 * g.fp32_theory_tflops);
+    ck_assert_int_eq(access(path, F_OK), 0);
     struct cl_gpu_info again = g;
     again.calibrated = 0;
     again.memcpy_gbps = again.sgemm_tflops = 0;
-    cl_gpu_calibrate(&again, dir, 0); /* from the cache this time */
+    cl_gpu_calibrate(&again, dir, 0, 1); /* from the cache this time */
     ck_assert_double_eq(again.memcpy_gbps, g.memcpy_gbps);
     ck_assert_double_eq(again.sgemm_tflops, g.sgemm_tflops);
+    /* and from the cache under a sanitizer too */
+    again.calibrated = 0;
+    again.memcpy_gbps = again.sgemm_tflops = 0;
+    cl_gpu_calibrate(&again, dir, 0, 0);
+    ck_assert_int_eq(again.calibrated, 1);
+    ck_assert_double_eq(again.sgemm_tflops, g.sgemm_tflops);
+
+    /* a cache written under a sanitizer by an older grader (an SGEMM 80
+     * times slow): measured again, and the cache mended */
+    struct cl_gpu_info slow = g;
+    slow.sgemm_tflops = g.sgemm_tflops / 80;
+    ck_assert_int_eq(cl_peaks_save(&slow, path), 0);
+    again.calibrated = 0;
+    again.memcpy_gbps = again.sgemm_tflops = 0;
+    cl_gpu_calibrate(&again, dir, 0, 1);
+    ck_assert_int_eq(again.calibrated, 1);
+    ck_assert_double_gt(again.sgemm_tflops, 0.3 * g.fp32_theory_tflops);
+    struct cl_gpu_info mended = g;
+    mended.calibrated = 0;
+    ck_assert_int_eq(cl_peaks_load(&mended, path), 0);
+    ck_assert_double_eq(mended.sgemm_tflops, again.sgemm_tflops);
+}
+END_TEST
+
+/* make memcheck grades through --tool-mode: the judge there runs under the
+ * sanitizer, and its peaks must not be measured or cached (an H200's SGEMM
+ * measured under memcheck read 0.8 TFLOP/s, and every later grading on
+ * that GPU found the references faster than physics) */
+START_TEST(test_tool_mode_caches_no_peaks)
+{
+    char dir[] = "/tmp/cl-tool-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const struct cl_lab *l = cl_lab_find("03", NULL);
+    ck_assert_ptr_nonnull(l);
+    struct cl_grade_opts o;
+    memset(&o, 0, sizeof o);
+    o.lib_path = CL_BUILD_DIR "/student/03-matmul.so";
+    o.run.seed = 2024;
+    o.run.tool_mode = 1;
+    o.run.cache_dir = dir;
+    o.timeout_s = 60;
+    o.only[o.n_only++] = l->cases[0].name;
+    enum cl_exit e = cl_grade_run(l, &o, &g);
+    ck_assert_msg(e == CL_EXIT_OK || e == CL_EXIT_FAILED, "exit %d", (int)e);
+    ck_assert_int_eq(g.have_gpu, 1);
+    ck_assert_int_eq(g.gpu.calibrated, 0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -q .", dir);
+    ck_assert_msg(system(cmd) != 0, "tool mode wrote a cache in %s", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -598,6 +664,7 @@ int main(int argc, char **argv)
         test_device_fill_matches_host,
         test_timing_statistics,
         test_gpu_query_and_calibration,
+        test_tool_mode_caches_no_peaks,
         test_lab1_solution,
         test_lab1_naive_band,
         test_lab1_thrust,
