@@ -219,7 +219,8 @@ static int jail(char *note, size_t len)
     /* the devices: each node bound (never a new device filesystem) */
     mkdir(JAIL "/dev", 0755);
     rc |= each_device(bind_device, NULL);
-    symlink("/proc/self/fd", JAIL "/dev/fd");
+    if (symlink("/proc/self/fd", JAIL "/dev/fd") != 0)
+        rc = -1; /* a fresh tmpfs that refuses a link is no jail */
     /* /proc: its own where it may mount one (root: other users' processes
      * hidden), else the host's, bound */
     mkdir(JAIL "/proc", 0555);
