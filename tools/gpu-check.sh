@@ -44,6 +44,15 @@
 #                                     # cases short of their targets, every
 #                                     # kernel summed (TARGETS="05:t32-b8";
 #                                     # each stops at TARGET_TIMEOUT, 180 s)
+#     bash tools/gpu-check.sh data    # make data (docs/performance.md's
+#                                     # run: peers then bench, every lab or
+#                                     # LAB=, one card) until the window's
+#                                     # end (DATA_DEADLINE, default 540 s
+#                                     # from the start); call again at once
+#                                     # on the same card to go on (exit 7
+#                                     # in the summary: not done yet); the
+#                                     # CSVs, MANIFEST and logs of DATA_OUT
+#                                     # in $OUT/data.tar.gz each time
 #     bash tools/gpu-check.sh autograder [01 06]  # the Gradescope bundle:
 #                                     # setup.sh, then run_autograder on the
 #                                     # reference and the skeleton, and on
@@ -111,6 +120,34 @@ if [ "$phase" = boundary ]; then
     step soak-1 env SOAK_OUT="$final/soak" python3 tools/soak.py --rounds 1 \
         --deadline "${SOAK_DEADLINE:-420}"
     tee -a "$sum" < "$OUT/soak-1.log" > /dev/null
+    note "done"
+    tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
+    exit 0
+fi
+if [ "$phase" = data ]; then
+    # the deadline counts from this script's start: the build is in it
+    data_out=${DATA_OUT:-build/data}
+    left=$(( ${DATA_DEADLINE:-540} - SECONDS ))
+    [ "$left" -gt 0 ] || left=1
+    step data env DATA_OUT="$data_out" DEADLINE="$left" make -s data ${LAB:+LAB="$LAB"}
+    rc=$?
+    # make exits 2 for any failed recipe: the tool's own status is its
+    # "Error N"
+    err=$(sed -n 's/^make: \*\*\* \[.*data\] Error \([0-9]*\)$/\1/p' "$OUT/data.log" | tail -n 1)
+    [ -z "$err" ] || rc=$err
+    tee -a "$sum" < "$OUT/data.log" > /dev/null
+    if [ -f "$data_out/MANIFEST" ]; then
+        note "MANIFEST:"
+        tee -a "$sum" < "$data_out/MANIFEST" > /dev/null
+    fi
+    case $rc in
+    0) note "data: every step done: copy the CSVs to docs/data, then make tables plots" ;;
+    7) note "data: stopped at the deadline: call again at once, on the same card" ;;
+    3) note "data: no GPU here: nothing was timed" ;;
+    4) note "data: $data_out holds another card's or commit's run (DATA_OUT=a new folder)" ;;
+    *) note "data: exit $rc (see $data_out/logs/ in data.tar.gz)" ;;
+    esac
+    tar -C "$data_out" -czf "$final/data.tar.gz" . 2>/dev/null
     note "done"
     tar -C "$final" -czf "$final/logs.tar.gz" logs && rm -rf "$final/logs"
     exit 0
