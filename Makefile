@@ -131,8 +131,8 @@ WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
              -Werror=implicit-function-declaration -Werror=implicit-int \
              -Werror=int-conversion -Werror=incompatible-pointer-types
 # Ubuntu's gcc (the GPU hosts') fortifies by default and then warns of an
-# unchecked result that Debian's never sees: every compiler here fortifies
-# (not under the sanitizers, which check the same and more)
+# unchecked result that Debian's never sees: the host C code is fortified
+# on every compiler (SANITIZE=1 adds none: the sanitizers check more)
 FORTIFY   := $(if $(filter 1,$(SANITIZE)),,-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2)
 CL_VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 CFLAGS     = -std=c11 -O2 -g -pthread $(SAN) $(FORTIFY) $(WARN) $(INCLUDES) $(DEP_CFLAGS) -MMD -MP \

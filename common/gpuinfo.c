@@ -94,7 +94,7 @@ int cl_peaks_plausible(const struct cl_gpu_info *g)
 {
     if (!(g->memcpy_gbps > 0) || !(g->sgemm_tflops > 0))
         return 0;
-    if (g->bw_theory_gbps > 0 && g->memcpy_gbps < 0.3 * g->bw_theory_gbps)
+    if (g->bw_theory_gbps > 0 && g->memcpy_gbps < 0.1 * g->bw_theory_gbps)
         return 0;
     if (g->fp32_theory_tflops > 0 &&
         g->sgemm_tflops < 0.3 * g->fp32_theory_tflops)

@@ -74,9 +74,10 @@ double cl_fp32_theory_tflops(int major, int minor, int sms, int clock_khz);
 /**
  * Whether the measured peaks of @p g are those of an idle GPU, not of one
  * measured under a sanitizer or a profiler, or shared with other work: the
- * copy at least 30% of the theoretical bandwidth and the SGEMM at least
- * 30% of the FP32 peak (cuBLAS reaches 70% to 90% of both), each where the
- * theory is known; and neither rate zero. 1 or 0.
+ * copy at least 10% of the theoretical bandwidth (a MIG slice gets its
+ * share of a bus the driver gives whole) and the SGEMM at least 30% of the
+ * FP32 peak (cuBLAS reaches 55% to 90% of it), each where the theory is
+ * known; and neither rate zero. 1 or 0.
  */
 int cl_peaks_plausible(const struct cl_gpu_info *g);
 

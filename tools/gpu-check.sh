@@ -127,7 +127,9 @@ fi
 if [ "$phase" = data ]; then
     # the deadline counts from this script's start: the build is in it
     data_out=${DATA_OUT:-build/data}
-    left=$(( ${DATA_DEADLINE:-540} - SECONDS ))
+    dl=${DATA_DEADLINE:-540}
+    [[ $dl =~ ^[0-9]+$ ]] || { note "data: DATA_DEADLINE must be seconds, not '$dl'"; exit 2; }
+    left=$((dl - SECONDS))
     [ "$left" -gt 0 ] || left=1
     step data env DATA_OUT="$data_out" DEADLINE="$left" make -s data ${LAB:+LAB="$LAB"}
     rc=$?

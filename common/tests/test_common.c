@@ -321,8 +321,9 @@ END_TEST
 
 /* a large fill, split over threads, is the same bytes as the generator's
  * elements one by one, at an offset into the stream too: one thread's fill
- * against sixteen's whole, and both against the generator at a stride and
- * around every part's edge (each element alone would take seconds here) */
+ * against sixteen's whole (every element, the parts' edges with them), and
+ * the split fill against the generator at a stride (each element alone
+ * would take seconds here) */
 START_TEST(test_rng_split_fill_equals_serial)
 {
     enum { N = (1 << 20) + 12345 };
@@ -595,11 +596,26 @@ START_TEST(test_fp32_theory_from_lanes_and_clock)
                             0.05);
     ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 9, 128, 2520000), 82.6,
                             0.05);
+    /* P100 (cc 6.0, 64), T4 (7.5, 64), RTX 3090 (8.6, 128), B200 (10.0,
+     * 128), RTX 5090 (12.0, 128), GTX 1080 (6.1, 128) */
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(6, 0, 56, 1480000), 10.6,
+                            0.05);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(7, 5, 40, 1590000), 8.1,
+                            0.05);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 6, 82, 1695000), 35.6,
+                            0.05);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(10, 0, 148, 1965000), 74.45,
+                            0.05);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(12, 0, 170, 2407000), 104.75,
+                            0.05);
+    ck_assert_double_eq_tol(cl_fp32_theory_tflops(6, 1, 20, 1733000), 8.9,
+                            0.05);
     ck_assert_double_eq(cl_fp32_theory_tflops(9, 0, 0, 1980000), 0.0);
     ck_assert_double_eq(cl_fp32_theory_tflops(9, 0, 132, 0), 0.0);
     ck_assert_double_eq(cl_fp32_theory_tflops(3, 5, 15, 900000), 0.0);
 
-    /* plausible: both rates above 30% of their theory, where known */
+    /* plausible: the SGEMM at 30% of its theory or more, the copy at 10%
+     * (a MIG slice's share of the whole bus), where the theory is known */
     struct cl_gpu_info g;
     memset(&g, 0, sizeof g);
     ck_assert_int_eq(cl_peaks_plausible(&g), 0);
@@ -611,9 +627,12 @@ START_TEST(test_fp32_theory_from_lanes_and_clock)
     g.sgemm_tflops = 0.31 * 66.9;
     ck_assert_int_eq(cl_peaks_plausible(&g), 1);
     g.bw_theory_gbps = 4800;
+    g.memcpy_gbps = 0.09 * 4800;
     ck_assert_int_eq(cl_peaks_plausible(&g), 0);
-    g.memcpy_gbps = 0.31 * 4800;
+    g.memcpy_gbps = 0.11 * 4800;
     ck_assert_int_eq(cl_peaks_plausible(&g), 1);
+    g.sgemm_tflops = 0.29 * 66.9;
+    ck_assert_int_eq(cl_peaks_plausible(&g), 0);
 }
 END_TEST
 

@@ -121,10 +121,12 @@ double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g)
         if (work < 0)
             work = 0;
     } else {
-        /* FP32-accurate tensor-core work (the 3xTF32 split) reaches about
-         * 2.7 times the FP32 peak on the A100, 2.5 on Hopper and 5 on
-         * Blackwell's B200: four times it, eight from cc 10 */
-        double over = g->cc_major >= 10 ? 8.0 : 4.0;
+        /* FP32-accurate work on the tensor cores reaches several times the
+         * FP32 peak: the 3xTF32 split about 2.7 times it on the A100, 2.5
+         * on Hopper, 5 on the B200; an error-corrected FP16 split (three
+         * products) up to 5.3, 4.9 and 10 at the FP16 peak: six times it,
+         * twelve from cc 10 */
+        double over = g->cc_major >= 10 ? 12.0 : 6.0;
         if (g->fp32_theory_tflops > 0)
             rate = over * g->fp32_theory_tflops * 1e12;
         else if (g->sgemm_tflops > 0)

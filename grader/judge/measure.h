@@ -114,13 +114,14 @@ int cl_second_look_keeps(const struct cl_result *first,
  * The least time in ms that @p work (bytes or FLOPs) can take on @p g: the
  * bytes beyond what the L2 can hold written at the call's end, over the
  * theoretical memory bandwidth (or 1.25x the measured copy rate when the
- * theory is unknown); or the FLOPs over four times the FP32 SIMT peak
- * from the clock, eight times from compute capability 10 (else that many
- * times the measured SGEMM rate): tensor cores at FP32 accuracy, the 3xTF32
- * split, reach about 2.5 times that peak on Hopper and 5 times on the B200.
- * The theory, not a measurement, where it is known: a peak measured low (a
- * busy GPU, a sanitizer) must not make an honest time look faster than
- * physics. 0 when nothing is known.
+ * theory is unknown); or the FLOPs over six times the FP32 SIMT peak
+ * from the clock, twelve times from compute capability 10 (else that many
+ * times the measured SGEMM rate): FP32-accurate splits on the tensor
+ * cores (3xTF32, error-corrected FP16) reach up to about 5 times that peak
+ * on the A100 and Hopper and 10 times on the B200. The theory, not a
+ * measurement, where it is known: a peak measured low (a busy GPU, a
+ * sanitizer) must not make an honest time look faster than physics. 0
+ * when nothing is known.
  */
 double cl_floor_ms(enum cl_metric m, double work, const struct cl_gpu_info *g);
 

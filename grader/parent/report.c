@@ -461,6 +461,11 @@ char *cl_report_json(const struct cl_grade *g)
         cJSON_AddNumberToObject(gp, "sms", g->gpu.sm_count);
         cJSON_AddNumberToObject(gp, "memcpy_gbps", g->gpu.memcpy_gbps);
         cJSON_AddNumberToObject(gp, "sgemm_tflops", g->gpu.sgemm_tflops);
+        /* the theory the physical floor is drawn from: a too-fast can be
+         * checked against it */
+        cJSON_AddNumberToObject(gp, "bw_theory_gbps", g->gpu.bw_theory_gbps);
+        cJSON_AddNumberToObject(gp, "fp32_theory_tflops",
+                                g->gpu.fp32_theory_tflops);
         cJSON *v = cJSON_AddObjectToObject(x, "versions");
         cl_version_string(g->gpu.driver, 0, buf, sizeof buf);
         cJSON_AddStringToObject(v, "driver", buf);

@@ -172,7 +172,7 @@ START_TEST(test_second_look_due_past_gap_keeps_their_failure)
 END_TEST
 
 /* bytes past what the L2 holds over the theoretical bandwidth (else 1.25x
- * the copy), FLOPs over four times the FP32 peak, eight from cc 10 (else
+ * the copy), FLOPs over six times the FP32 peak, twelve from cc 10 (else
  * as many times the SGEMM rate); 0 when the GPU's rates are unknown */
 START_TEST(test_physical_floor_from_matching_rate_else_zero)
 {
@@ -192,19 +192,19 @@ START_TEST(test_physical_floor_from_matching_rate_else_zero)
     ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_GBPS, 3e9, &gi),
                             (3e9 - 6e7) / 4.8e12 * 1e3, 1e-12);
     ck_assert_double_eq(cl_floor_ms(CL_METRIC_GBPS, 5e7, &gi), 0.0);
-    gi.sgemm_tflops = 50; /* 1e12 FLOP at 4 x 50 TFLOP/s = 5 ms */
-    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 5.0,
+    gi.sgemm_tflops = 50; /* 1e12 FLOP at 6 x 50 TFLOP/s = 3.33 ms */
+    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 1e3 / 300,
                             1e-9);
     /* the theory wins: an SGEMM measured 80 times slow (under a sanitizer)
      * must not lift the floor above an honest time */
     gi.cc_major = 9;
-    gi.fp32_theory_tflops = 62.5; /* 1e12 FLOP at 4 x 62.5 = 4 ms */
+    gi.fp32_theory_tflops = 62.5; /* 1e12 FLOP at 6 x 62.5 = 2.67 ms */
     gi.sgemm_tflops = 0.8;
-    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 4.0,
+    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 1e3 / 375,
                             1e-9);
-    /* Blackwell's tensor cores: eight times (1e12 at 8 x 62.5 = 2 ms) */
+    /* Blackwell's tensor cores: twelve times (1e12 at 12 x 62.5) */
     gi.cc_major = 10;
-    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 2.0,
+    ck_assert_double_eq_tol(cl_floor_ms(CL_METRIC_TFLOPS, 1e12, &gi), 1e3 / 750,
                             1e-9);
     /* and a FLOP rate says nothing about bytes */
     memset(&gi, 0, sizeof gi);
