@@ -203,8 +203,7 @@ int cl_peaks_load(struct cl_gpu_info *g, const char *path)
     const cJSON *fl = cJSON_GetObjectItemCaseSensitive(o, "sgemm_tflops");
     if (cJSON_IsString(uuid) && strcmp(uuid->valuestring, g->uuid) == 0 &&
         cJSON_IsNumber(drv) && (int)drv->valuedouble == g->driver &&
-        cJSON_IsNumber(bw) && bw->valuedouble > 0 && cJSON_IsNumber(fl) &&
-        fl->valuedouble > 0) {
+        cJSON_IsNumber(bw) && cJSON_IsNumber(fl)) {
         struct cl_gpu_info t = *g;
         t.memcpy_gbps = bw->valuedouble;
         t.sgemm_tflops = fl->valuedouble;

@@ -564,7 +564,11 @@ START_TEST(test_peaks_cache_round_trip)
     g.memcpy_gbps = 400;
     ck_assert_int_eq(cl_peaks_save(&g, path), 0);
     ck_assert_int_eq(cl_peaks_load(&h200, path), -1);
-    g.memcpy_gbps = 4000; /* an idle H200's */
+    g.memcpy_gbps = 4000; /* no figure at all: the same */
+    g.sgemm_tflops = 0.0;
+    ck_assert_int_eq(cl_peaks_save(&g, path), 0);
+    ck_assert_int_eq(cl_peaks_load(&h200, path), -1);
+    g.sgemm_tflops = 51.0; /* an idle H200's */
     ck_assert_int_eq(cl_peaks_save(&g, path), 0);
     ck_assert_int_eq(cl_peaks_load(&h200, path), 0);
     ck_assert_double_eq(h200.sgemm_tflops, 51.0);
@@ -583,33 +587,31 @@ END_TEST
  * Turing and the A100, 128 elsewhere; nothing for what it does not know */
 START_TEST(test_fp32_theory_from_lanes_and_clock)
 {
-    /* H100 SXM: 132 SMs at 1980 MHz, 66.9 TFLOP/s */
+    /* cards' published FP32 peaks: lanes per SM by compute capability */
+    static const struct {
+        const char *card;
+        int major, minor, sms, khz;
+        double tflops;
+    } cards[] = {
+        {"P100 (64 lanes)", 6, 0, 56, 1480000, 10.6},
+        {"GTX 1080 (128)", 6, 1, 20, 1733000, 8.9},
+        {"V100 (64)", 7, 0, 80, 1530000, 15.7},
+        {"T4 (64)", 7, 5, 40, 1590000, 8.1},
+        {"A100 (64)", 8, 0, 108, 1410000, 19.5},
+        {"RTX 3090 (128)", 8, 6, 82, 1695000, 35.6},
+        {"RTX 4090 (128)", 8, 9, 128, 2520000, 82.6},
+        {"H100 SXM (128)", 9, 0, 132, 1980000, 66.9},
+        {"B200 (128)", 10, 0, 148, 1965000, 74.45},
+        {"RTX 5090 (128)", 12, 0, 170, 2407000, 104.75},
+    };
+    for (size_t k = 0; k < sizeof cards / sizeof cards[0]; k++) {
+        double t = cl_fp32_theory_tflops(cards[k].major, cards[k].minor,
+                                         cards[k].sms, cards[k].khz);
+        ck_assert_msg(fabs(t - cards[k].tflops) < 0.05, "%s: %.3f TFLOP/s",
+                      cards[k].card, t);
+    }
     ck_assert_double_eq_tol(cl_fp32_theory_tflops(9, 0, 132, 1980000),
                             2.0 * 128 * 132 * 1.98e9 / 1e12, 1e-9);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(9, 0, 132, 1980000), 66.9,
-                            0.05);
-    /* A100: 108 SMs at 1410 MHz, 19.5 TFLOP/s */
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 0, 108, 1410000), 19.5,
-                            0.05);
-    /* V100 (64 lanes), RTX 4090 (cc 8.9, 128 lanes) */
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(7, 0, 80, 1530000), 15.7,
-                            0.05);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 9, 128, 2520000), 82.6,
-                            0.05);
-    /* P100 (cc 6.0, 64), T4 (7.5, 64), RTX 3090 (8.6, 128), B200 (10.0,
-     * 128), RTX 5090 (12.0, 128), GTX 1080 (6.1, 128) */
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(6, 0, 56, 1480000), 10.6,
-                            0.05);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(7, 5, 40, 1590000), 8.1,
-                            0.05);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(8, 6, 82, 1695000), 35.6,
-                            0.05);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(10, 0, 148, 1965000), 74.45,
-                            0.05);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(12, 0, 170, 2407000), 104.75,
-                            0.05);
-    ck_assert_double_eq_tol(cl_fp32_theory_tflops(6, 1, 20, 1733000), 8.9,
-                            0.05);
     ck_assert_double_eq(cl_fp32_theory_tflops(9, 0, 0, 1980000), 0.0);
     ck_assert_double_eq(cl_fp32_theory_tflops(9, 0, 132, 0), 0.0);
     ck_assert_double_eq(cl_fp32_theory_tflops(3, 5, 15, 900000), 0.0);
