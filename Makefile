@@ -324,11 +324,12 @@ soak:
 endif
 
 ## data: (maintainers, on a GPU host) the data of docs/performance.md from
-## one card: make peers, then make bench, for LAB (default: every lab) with
+## one card, by make peers then make bench for LAB (default: every lab) with
 ## the reference, into DATA_OUT (default build/data) with a MANIFEST naming
 ## the GPU and the commit; run again on the same card to go on where it
 ## stopped, DEADLINE=S to stop starting steps after S seconds
-## (tools/data-run.sh); then copy the CSVs to docs/data and make tables plots
+## (tools/data-run.sh); then copy the CSVs and MANIFEST to docs/data and
+## make tables plots
 DATA_OUT ?= $(BUILD)/data
 .PHONY: data
 ifeq ($(MAINTAINER),1)

@@ -10,7 +10,7 @@
 # another commit, it refuses to add to DATA_OUT. DEADLINE=S stops starting
 # steps S seconds after the start and gives the step under way what is left
 # (a machine lent for a while: run again to go on). Copy DATA_OUT's CSVs
-# to docs/data/, then `make tables plots` where gnuplot is.
+# and MANIFEST to docs/data/, then `make tables plots` where gnuplot is.
 #
 # Usage: tools/data-run.sh LAB...   (01 to 06; make passes its labs)
 # Environment: DATA_OUT (default build/data), DEADLINE, MAKE (default

@@ -57,20 +57,20 @@ for csv in "$data"/lab*.csv; do
             i=$((i + 1))
         done < <(sel | cut -d, -f2 | awk '!seen[$0]++')
         sel | awk -F, '{ print $4, $9 }' | sort -g | awk '!seen[$1]++' > "$tmp/base.dat"
-        plot="$plot '$tmp/base.dat' using 1:2 with lines dashtype 2 lw 2 title 'baseline',"
+        plot="$plot '$tmp/base.dat' using 1:2 with lines dashtype 2 lw 2 lc rgb 'black' title 'baseline',"
         if sel | awk -F, '$10 > 0 { found = 1 } END { exit !found }'; then
             sel | awk -F, '$10 > 0 { print $4, $10 }' | sort -g | awk '!seen[$1]++' > "$tmp/ceil.dat"
-            plot="$plot '$tmp/ceil.dat' using 1:2 with lines dashtype 3 lw 2 title 'memcpy ceiling',"
+            plot="$plot '$tmp/ceil.dat' using 1:2 with lines dashtype 3 lw 2 lc rgb 'gray40' title 'memcpy ceiling',"
         fi
         gnuplot <<GP
-set terminal pngcairo size 900,560 font "sans,10" noenhanced
+set terminal pngcairo size 900,640 font "sans,10" noenhanced
 set output '$out'
 set title "${lab/lab/Lab }$part: ${caption//\"/}" noenhanced
 set logscale x
 set format x "%.0s %c"
 set xlabel "$xunit"
 set ylabel "$unit"
-set key outside right
+set key below left Left reverse maxcols 2
 set grid
 # from zero, with headroom above the highest curve (the ceiling is often it)
 set yrange [0:*]
