@@ -2905,7 +2905,12 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 // GRU_KERNEL=5 runs the ladder without this rung, and so does
 // GRU_KERNEL_CLUSTER=0; GRU_KERNEL_CK_MINB (default 2) is the smallest
 // batch it takes, and GRU_KERNEL_CK_BT and GRU_KERNEL_CK_GEMM0 pick the
-// groups (to measure).
+// groups (to measure). GRU_KERNEL_CK_PDL=1 (on trial, off by default)
+// launches the kernel after layer 0's GEMM as its programmatic dependent
+// (Hopper's programmatic dependent launch): its blocks start on the SMs
+// the GEMM leaves and load their weights while it runs, and wait for its
+// products (griddepcontrol.wait) only before the steps, so the launch's
+// latency and the weights' load leave the call's critical path.
 
 namespace
 {
@@ -2920,6 +2925,7 @@ struct ck_args {
     int G;           /* batch groups of BT rows, two clusters a layer each */
     int gemm0;       /* layer 0's input products are a GEMM's, in g0: no input
                       * cluster for layer 0 */
+    int pdl;         /* launched as the GEMM's programmatic dependent */
     const float *g0; /* (T, B, 3H): x W_ih0^T, no bias (gemm0) */
     int Kh, Ki0;     /* H, I rounded up to 128 */
     int xvec;        /* 16-byte loads of x's rows are safe */
@@ -3205,7 +3211,7 @@ constexpr int G0_T = 64, G0_K = 32, G0_NT = 256;
 
 __global__ void __launch_bounds__(G0_NT)
     ck_gemm0(const float *__restrict__ x, const float *__restrict__ w,
-             float *__restrict__ g, int M, int N, int K)
+             float *__restrict__ g, int M, int N, int K, int pdl)
 {
     /* slices k-major, so that a thread reads its 4 rows (columns) as one
      * float4; rows padded to 68 floats against bank conflicts on stores */
@@ -3213,6 +3219,16 @@ __global__ void __launch_bounds__(G0_NT)
     constexpr int PER = G0_T * G0_K / G0_NT; /* loads a thread, each matrix */
     const int tid = threadIdx.x, tm = tid / 16, tn = tid % 16;
     const int m0 = blockIdx.y * G0_T, n0 = blockIdx.x * G0_T;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* the cluster kernel after it may start now (where it is launched as a
+     * programmatic dependent, GRU_KERNEL_CK_PDL): its blocks take the SMs
+     * this grid leaves and load their weights; they wait for this grid's
+     * products (griddepcontrol.wait) before they read them */
+    if (pdl)
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#else
+    (void)pdl;
+#endif
     float acc[4][4] = {};
     float ra[PER], rb[PER];
     auto load = [&](int k0) {
@@ -3341,6 +3357,12 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
     __syncthreads();
     if (bulk) /* the weights' bytes, all arrived */
         ck_wait_phase(wbar, 0, a.wait_ns);
+    /* launched as ck_gemm0's programmatic dependent (GRU_KERNEL_CK_PDL), the
+     * block got here while the GEMM may still run: nothing above reads what
+     * it writes or writes to global memory; from here, its products are
+     * whole and visible */
+    if (a.pdl)
+        asm volatile("griddepcontrol.wait;" ::: "memory");
     const unsigned long long tagw = (unsigned long long)a.tag << 32;
 
     if (!rec) {
@@ -3537,6 +3559,13 @@ template <int UW, int BT> size_t ck_smem(int K)
  * into the workspace's scratch (when the launch after it fails) */
 template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
 {
+    static int pdl = -1; /* launch after the GEMM as its programmatic
+                          * dependent (GRU_KERNEL_CK_PDL=1); 0 once the
+                          * runtime refuses it */
+    if (pdl < 0) {
+        const char *e = getenv("GRU_KERNEL_CK_PDL");
+        pdl = e && atoi(e) != 0;
+    }
     static struct {
         int dev;      /* the device the facts below are for */
         size_t smem;  /* the size the capacity was asked for */
@@ -3553,8 +3582,10 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     a->G = (a->B + BT - 1) / BT;
     const int clusters = a->G * (2 * a->L - a->gemm0);
     cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute at[2];
+    cudaLaunchAttribute at[3];
     cluster_config(&cfg, at, CK_CS, clusters * CK_CS, CK_NT, smem, s);
+    at[2].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[2].val.programmaticStreamSerializationAllowed = 1;
     if (dev != c.dev || smem != c.smem) {
         int n = 0;
         c.dev = dev;
@@ -3573,14 +3604,26 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     if (a->gemm0) { /* layer 0's input products first, as one GEMM */
         const int M = a->T * a->B, N = 3 * a->H;
         ck_gemm0<<<dim3((N + G0_T - 1) / G0_T, (M + G0_T - 1) / G0_T), G0_NT, 0,
-                   s>>>(a->x, a->w_ih[0], (float *)a->g0, M, N, a->I);
+                   s>>>(a->x, a->w_ih[0], (float *)a->g0, M, N, a->I, pdl);
         if (cudaGetLastError() != cudaSuccess)
             return 0;
     }
     /* cooperative, so that the grid is resident by contract, not only
      * because it fits an idle GPU: where the runtime refuses it, no rung 6.
      * A refusal is asked about again next time (the facts are read anew) */
-    cfg.numAttrs = 2;
+    a->pdl = a->gemm0 && pdl;
+    cfg.numAttrs = a->pdl ? 3 : 2;
+    if (a->pdl) {
+        if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
+            return 1;
+        /* refused as a dependent (a runtime or a stream without it): a
+         * plain launch, now and from now on (the GEMM's trigger, with no
+         * dependent, does nothing) */
+        (void)cudaGetLastError();
+        pdl = 0;
+        a->pdl = 0;
+        cfg.numAttrs = 2;
+    }
     if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
         return 1;
     (void)cudaGetLastError();
