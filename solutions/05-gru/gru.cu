@@ -3484,8 +3484,12 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
         if (gate) { /* in flight during the products */
 #pragma unroll
             for (int g = 0; g < 3; g++)
-                if (gemm_in)
-                    gi[g] = __ldg(a.g0 + gi_at + (size_t)g * H);
+                if (gemm_in) /* written by the GEMM while this kernel
+                              * ran, under PDL: not through the read-only
+                              * path, which is for data constant for the
+                              * kernel's life */
+                    gi[g] = a.pdl ? __ldcg(a.g0 + gi_at + (size_t)g * H)
+                                  : __ldg(a.g0 + gi_at + (size_t)g * H);
                 else
                     gw[g] = ld_relaxed64(gp + (size_t)g * H);
             hp = Xc[b * K + j];
@@ -3557,15 +3561,13 @@ template <int UW, int BT> size_t ck_smem(int K)
  * can run its clusters at once: 0 when not, any error cleared, and
  * nothing enqueued but, at most, the GEMM of layer 0's input products
  * into the workspace's scratch (when the launch after it fails) */
+/* launch the kernel after the GEMM as its programmatic dependent
+ * (GRU_KERNEL_CK_PDL=1, read by forward_cluster); 0 once the runtime
+ * refuses that and takes the plain launch */
+int ck_pdl = -1;
+
 template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
 {
-    static int pdl = -1; /* launch after the GEMM as its programmatic
-                          * dependent (GRU_KERNEL_CK_PDL=1); 0 once the
-                          * runtime refuses it */
-    if (pdl < 0) {
-        const char *e = getenv("GRU_KERNEL_CK_PDL");
-        pdl = e && atoi(e) != 0;
-    }
     static struct {
         int dev;      /* the device the facts below are for */
         size_t smem;  /* the size the capacity was asked for */
@@ -3604,27 +3606,31 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     if (a->gemm0) { /* layer 0's input products first, as one GEMM */
         const int M = a->T * a->B, N = 3 * a->H;
         ck_gemm0<<<dim3((N + G0_T - 1) / G0_T, (M + G0_T - 1) / G0_T), G0_NT, 0,
-                   s>>>(a->x, a->w_ih[0], (float *)a->g0, M, N, a->I, pdl);
+                   s>>>(a->x, a->w_ih[0], (float *)a->g0, M, N, a->I, ck_pdl);
         if (cudaGetLastError() != cudaSuccess)
             return 0;
     }
     /* cooperative, so that the grid is resident by contract, not only
      * because it fits an idle GPU: where the runtime refuses it, no rung 6.
      * A refusal is asked about again next time (the facts are read anew) */
-    a->pdl = a->gemm0 && pdl;
+    a->pdl = a->gemm0 && ck_pdl;
     cfg.numAttrs = a->pdl ? 3 : 2;
     if (a->pdl) {
         if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
             return 1;
-        /* refused as a dependent (a runtime or a stream without it): a
-         * plain launch, now and from now on (the GEMM's trigger, with no
-         * dependent, does nothing) */
+        /* refused as a dependent: a plain launch (the GEMM's trigger, with
+         * no dependent, does nothing); where that one is taken, the runtime
+         * refused the dependent launch itself, so from now on the plain one */
         (void)cudaGetLastError();
-        pdl = 0;
         a->pdl = 0;
         cfg.numAttrs = 2;
-    }
-    if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
+        if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) ==
+            cudaSuccess) {
+            ck_pdl = 0;
+            return 1;
+        }
+    } else if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) ==
+               cudaSuccess)
         return 1;
     (void)cudaGetLastError();
     c.dev = -1;
@@ -3686,6 +3692,8 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
         on = e ? atoi(e) != 0 : 1;
         e = getenv("GRU_KERNEL_CK_MINB");
         minb = e && atoi(e) >= 1 ? atoi(e) : 2;
+        e = getenv("GRU_KERNEL_CK_PDL");
+        ck_pdl = e && atoi(e) != 0;
         /* a longer wait before a block gives up: under compute-sanitizer's
          * racecheck the blocks a wait depends on run far slower */
         e = getenv("GRU_KERNEL_WAIT_S");
