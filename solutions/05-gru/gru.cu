@@ -2910,7 +2910,8 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 // (Hopper's programmatic dependent launch): its blocks start on the SMs
 // the GEMM leaves and load their weights while it runs, and wait for its
 // products (griddepcontrol.wait) only before the steps, so the launch's
-// latency and the weights' load leave the call's critical path.
+// latency and the weights' load leave the call's critical path; =2 lets
+// them start only once the GEMM's products are made.
 
 namespace
 {
@@ -3209,6 +3210,16 @@ __device__ __forceinline__ void ck_send(unsigned dst, const float *v,
  * host enqueue went from 23.5 to 11.0 us (H200, 2026-11-28) */
 constexpr int G0_T = 64, G0_K = 32, G0_NT = 256;
 
+/* a programmatic dependent launched after this grid may start once every
+ * block of it has said so (or exited): sm_90's griddepcontrol; nothing
+ * before */
+__device__ __forceinline__ void ck_trigger_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __global__ void __launch_bounds__(G0_NT)
     ck_gemm0(const float *__restrict__ x, const float *__restrict__ w,
              float *__restrict__ g, int M, int N, int K, int pdl)
@@ -3219,16 +3230,14 @@ __global__ void __launch_bounds__(G0_NT)
     constexpr int PER = G0_T * G0_K / G0_NT; /* loads a thread, each matrix */
     const int tid = threadIdx.x, tm = tid / 16, tn = tid % 16;
     const int m0 = blockIdx.y * G0_T, n0 = blockIdx.x * G0_T;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     /* the cluster kernel after it may start now (where it is launched as a
-     * programmatic dependent, GRU_KERNEL_CK_PDL): its blocks take the SMs
+     * programmatic dependent, GRU_KERNEL_CK_PDL=1): its blocks take the SMs
      * this grid leaves and load their weights; they wait for this grid's
-     * products (griddepcontrol.wait) before they read them */
-    if (pdl)
-        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#else
-    (void)pdl;
-#endif
+     * products (griddepcontrol.wait) before they read them. =2: once the
+     * products are made, before they are stored (the weights' copies then
+     * take no DRAM bandwidth from the GEMM's loads) */
+    if (pdl == 1)
+        ck_trigger_dependents();
     float acc[4][4] = {};
     float ra[PER], rb[PER];
     auto load = [&](int k0) {
@@ -3266,6 +3275,8 @@ __global__ void __launch_bounds__(G0_NT)
                     acc[i][c] = fmaf(av[i], bv[c], acc[i][c]);
         }
     }
+    if (pdl == 2)
+        ck_trigger_dependents();
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int m = m0 + tm * 4 + i;
@@ -3562,7 +3573,8 @@ template <int UW, int BT> size_t ck_smem(int K)
  * nothing enqueued but, at most, the GEMM of layer 0's input products
  * into the workspace's scratch (when the launch after it fails) */
 /* launch the kernel after the GEMM as its programmatic dependent
- * (GRU_KERNEL_CK_PDL=1, read by forward_cluster); 0 once the runtime
+ * (GRU_KERNEL_CK_PDL=1 or 2, read by forward_cluster: the GEMM lets it start
+ * from its beginning or once its products are made); 0 once the runtime
  * refuses that and takes the plain launch */
 int ck_pdl = -1;
 
@@ -3692,8 +3704,8 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
         on = e ? atoi(e) != 0 : 1;
         e = getenv("GRU_KERNEL_CK_MINB");
         minb = e && atoi(e) >= 1 ? atoi(e) : 2;
-        e = getenv("GRU_KERNEL_CK_PDL");
-        ck_pdl = e && atoi(e) != 0;
+        e = getenv("GRU_KERNEL_CK_PDL"); /* 1 or 2: where the GEMM triggers */
+        ck_pdl = e && (atoi(e) == 1 || atoi(e) == 2) ? atoi(e) : 0;
         /* a longer wait before a block gives up: under compute-sanitizer's
          * racecheck the blocks a wait depends on run far slower */
         e = getenv("GRU_KERNEL_WAIT_S");
