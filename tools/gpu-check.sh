@@ -143,7 +143,7 @@ if [ "$phase" = data ]; then
         tee -a "$sum" < "$data_out/MANIFEST" > /dev/null
     fi
     case $rc in
-    0) note "data: every step done: copy the CSVs to docs/data, then make tables plots" ;;
+    0) note "data: every step done: copy the CSVs and MANIFEST to docs/data, then make tables plots" ;;
     7) note "data: stopped at the deadline: call again at once, on the same card" ;;
     3) note "data: no GPU here: nothing was timed" ;;
     4) note "data: $data_out holds another card's or commit's run (DATA_OUT=a new folder)" ;;

@@ -3495,13 +3495,13 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
         if (gate) { /* in flight during the products */
 #pragma unroll
             for (int g = 0; g < 3; g++)
-                if (gemm_in) /* written by the GEMM while this kernel
-                              * ran, under PDL: not through the read-only
-                              * path, which is for data constant for the
-                              * kernel's life */
-                    gi[g] = a.pdl ? __ldcg(a.g0 + gi_at + (size_t)g * H)
-                                  : __ldg(a.g0 + gi_at + (size_t)g * H);
-                else
+                if (gemm_in) { /* written by the GEMM while this kernel
+                                * ran, under PDL: not through the read-only
+                                * path, which is for data constant for the
+                                * kernel's life */
+                    const float *p = a.g0 + gi_at + (size_t)g * H;
+                    gi[g] = a.pdl ? __ldcg(p) : __ldg(p);
+                } else
                     gw[g] = ld_relaxed64(gp + (size_t)g * H);
             hp = Xc[b * K + j];
         }
@@ -3568,16 +3568,16 @@ template <int UW, int BT> size_t ck_smem(int K)
            3 * sizeof(unsigned long long) + CK_NC * sizeof(unsigned);
 }
 
-/* launch cluster_kernel<UW, BT> in groups of BT batch rows if this GPU
- * can run its clusters at once: 0 when not, any error cleared, and
- * nothing enqueued but, at most, the GEMM of layer 0's input products
- * into the workspace's scratch (when the launch after it fails) */
 /* launch the kernel after the GEMM as its programmatic dependent
  * (GRU_KERNEL_CK_PDL=1 or 2, read by forward_cluster: the GEMM lets it start
  * from its beginning or once its products are made); 0 once the runtime
  * refuses that and takes the plain launch */
 int ck_pdl = -1;
 
+/* launch cluster_kernel<UW, BT> in groups of BT batch rows if this GPU
+ * can run its clusters at once: 0 when not, any error cleared, and
+ * nothing enqueued but, at most, the GEMM of layer 0's input products
+ * into the workspace's scratch (when the launch after it fails) */
 template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
 {
     static struct {
@@ -3626,24 +3626,22 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
      * because it fits an idle GPU: where the runtime refuses it, no rung 6.
      * A refusal is asked about again next time (the facts are read anew) */
     a->pdl = a->gemm0 && ck_pdl;
-    cfg.numAttrs = a->pdl ? 3 : 2;
     if (a->pdl) {
+        cfg.numAttrs = 3;
         if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
             return 1;
-        /* refused as a dependent: a plain launch (the GEMM's trigger, with
-         * no dependent, does nothing); where that one is taken, the runtime
-         * refused the dependent launch itself, so from now on the plain one */
+        /* refused as a dependent: the plain launch below (the GEMM's
+         * trigger, with no dependent, does nothing) */
         (void)cudaGetLastError();
-        a->pdl = 0;
-        cfg.numAttrs = 2;
-        if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) ==
-            cudaSuccess) {
+    }
+    const int refused = a->pdl;
+    a->pdl = 0;
+    cfg.numAttrs = 2;
+    if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess) {
+        if (refused) /* the dependent launch itself: the plain one from now */
             ck_pdl = 0;
-            return 1;
-        }
-    } else if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) ==
-               cudaSuccess)
         return 1;
+    }
     (void)cudaGetLastError();
     c.dev = -1;
     return 0;
@@ -3705,7 +3703,8 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
         e = getenv("GRU_KERNEL_CK_MINB");
         minb = e && atoi(e) >= 1 ? atoi(e) : 2;
         e = getenv("GRU_KERNEL_CK_PDL"); /* 1 or 2: where the GEMM triggers */
-        ck_pdl = e && (atoi(e) == 1 || atoi(e) == 2) ? atoi(e) : 0;
+        const int pdl = e ? atoi(e) : 0;
+        ck_pdl = pdl == 1 || pdl == 2 ? pdl : 0;
         /* a longer wait before a block gives up: under compute-sanitizer's
          * racecheck the blocks a wait depends on run far slower */
         e = getenv("GRU_KERNEL_WAIT_S");
