@@ -2905,13 +2905,8 @@ int forward_regs(const float *x, const float *h0, float *y, float *h_n,
 // GRU_KERNEL=5 runs the ladder without this rung, and so does
 // GRU_KERNEL_CLUSTER=0; GRU_KERNEL_CK_MINB (default 2) is the smallest
 // batch it takes, and GRU_KERNEL_CK_BT and GRU_KERNEL_CK_GEMM0 pick the
-// groups (to measure). GRU_KERNEL_CK_PDL=1 (on trial, off by default)
-// launches the kernel after layer 0's GEMM as its programmatic dependent
-// (Hopper's programmatic dependent launch): its blocks start on the SMs
-// the GEMM leaves and load their weights while it runs, and wait for its
-// products (griddepcontrol.wait) only before the steps, so the launch's
-// latency and the weights' load leave the call's critical path; =2 lets
-// them start only once the GEMM's products are made.
+// groups (to measure); GRU_KERNEL_CK_G0VEC=0 gives layer 0's GEMM its
+// 4-byte copies where 16-byte ones would do (to test them).
 
 namespace
 {
@@ -2926,7 +2921,6 @@ struct ck_args {
     int G;           /* batch groups of BT rows, two clusters a layer each */
     int gemm0;       /* layer 0's input products are a GEMM's, in g0: no input
                       * cluster for layer 0 */
-    int pdl;         /* launched as the GEMM's programmatic dependent */
     const float *g0; /* (T, B, 3H): x W_ih0^T, no bias (gemm0) */
     int Kh, Ki0;     /* H, I rounded up to 128 */
     int xvec;        /* 16-byte loads of x's rows are safe */
@@ -3202,91 +3196,165 @@ __device__ __forceinline__ void ck_send(unsigned dst, const float *v,
 
 /* layer 0's input products before rung 6's kernel, where its batch runs
  * in groups: g[m][n] = x[m] . W[n] for the M = T B rows of x and the
- * N = 3H rows of W_ih0 (K = I floats each, any K). A 64 x 64 tile a block
- * (4 x 4 sums a thread, float4 reads from shared memory) over slices of 32
- * of K, the next slice's loads in registers while this one's products are
- * made. cuBLAS's call for t32-b8's 256 x 1536 x 256 took 25 us in events
- * alone, its host side included; with this kernel instead the whole call's
- * host enqueue went from 23.5 to 11.0 us (H200, 2026-11-28) */
-constexpr int G0_T = 64, G0_K = 32, G0_NT = 256;
+ * N = 3H rows of W_ih0 (K = I floats each, any K). A 64 x 48 tile a block
+ * (t32-b8's 256 x 1536 in 128 blocks, one an SM), 4 x 3 sums a thread over
+ * rows tm + 16 i of x and tn + 16 c of W (float4 reads along K, conflict
+ * free with rows of 36 floats). The grader flushes L2 before a timed call,
+ * so every load comes from DRAM: every slice of 32 of K is copied at once
+ * (cp.async, G0_ST stages, a ring where K is longer), and the round trip
+ * is paid once, not once a slice. The 64 x 64 tile before it, one slice
+ * in registers ahead, took 16.1 us of t32-b8's 129.6 (H200, 2026-11-28).
+ * cuBLAS's call for this shape took 25 us in events alone, its host side
+ * included; with a kernel of our own the whole call's host enqueue went
+ * from 23.5 to 11.0 us (H200, 2026-11-28) */
+constexpr int G0_TM = 64, G0_TN = 48, G0_KS = 32, G0_LD = G0_KS + 4, G0_ST = 8,
+              G0_NT = 256;
+constexpr size_t G0_SMEM =
+    (size_t)G0_ST * (G0_TM + G0_TN) * G0_LD * sizeof(float);
+static_assert(G0_NT == 16 * G0_TM / 4 && G0_TN == 3 * 16, "the thread tile");
 
-/* a programmatic dependent launched after this grid may start once every
- * block of it has said so (or exited): sm_90's griddepcontrol; nothing
- * before */
-__device__ __forceinline__ void ck_trigger_dependents()
+/* 4 bytes by cp.async into shared memory (zeros where @p bytes is 0): for
+ * data constant for the kernel's life (the L1 may keep it) */
+__device__ __forceinline__ void cp_async4(float *dst, const float *src,
+                                          int bytes)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#if __CUDA_ARCH__ >= 800
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+#else
+    *dst = bytes ? __ldg(src) : 0.f;
 #endif
 }
 
+/* wait until at most N of the groups committed are still in flight */
+template <int N> __device__ __forceinline__ void cp_async_wait_n(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* VEC: K a multiple of 4 and both matrices on 16-byte boundaries */
+template <bool VEC>
 __global__ void __launch_bounds__(G0_NT)
     ck_gemm0(const float *__restrict__ x, const float *__restrict__ w,
-             float *__restrict__ g, int M, int N, int K, int pdl)
+             float *__restrict__ g, int M, int N, int K)
 {
-    /* slices k-major, so that a thread reads its 4 rows (columns) as one
-     * float4; rows padded to 68 floats against bank conflicts on stores */
-    __shared__ __align__(16) float As[G0_K][G0_T + 4], Bs[G0_K][G0_T + 4];
-    constexpr int PER = G0_T * G0_K / G0_NT; /* loads a thread, each matrix */
+    extern __shared__ __align__(16) float g0s[];
     const int tid = threadIdx.x, tm = tid / 16, tn = tid % 16;
-    const int m0 = blockIdx.y * G0_T, n0 = blockIdx.x * G0_T;
-    /* the cluster kernel after it may start now (where it is launched as a
-     * programmatic dependent, GRU_KERNEL_CK_PDL=1): its blocks take the SMs
-     * this grid leaves and load their weights; they wait for this grid's
-     * products (griddepcontrol.wait) before they read them. =2: once the
-     * products are made, before they are stored (the weights' copies then
-     * take no DRAM bandwidth from the GEMM's loads) */
-    if (pdl == 1)
-        ck_trigger_dependents();
-    float acc[4][4] = {};
-    float ra[PER], rb[PER];
-    auto load = [&](int k0) {
-#pragma unroll
-        for (int u = 0; u < PER; u++) {
-            const int i = tid + G0_NT * u, r = i / G0_K, k = k0 + i % G0_K;
-            ra[u] =
-                m0 + r < M && k < K ? __ldg(x + (size_t)(m0 + r) * K + k) : 0.f;
-            rb[u] =
-                n0 + r < N && k < K ? __ldg(w + (size_t)(n0 + r) * K + k) : 0.f;
+    const int m0 = blockIdx.y * G0_TM, n0 = blockIdx.x * G0_TN;
+    const int nk = (K + G0_KS - 1) / G0_KS;
+    /* slice kt (rows of x, then of W; zeros past M, N and K) into stage
+     * kt % G0_ST, as one group of copies */
+    auto issue = [&](int kt) {
+        float *S = g0s + (size_t)(kt % G0_ST) * (G0_TM + G0_TN) * G0_LD;
+        const int k0 = kt * G0_KS;
+        constexpr int W4 = VEC ? 4 : 1, PR = G0_KS / W4; /* copies a row */
+        for (int i = tid; i < (G0_TM + G0_TN) * PR; i += G0_NT) {
+            const int r = i / PR, k = i % PR * W4;
+            const bool a = r < G0_TM;
+            const int row = a ? m0 + r : n0 + r - G0_TM;
+            const float *src = a ? x : w;
+            const bool ok = row < (a ? M : N) && k0 + k < K;
+            if (ok)
+                src += (size_t)row * K + k0 + k;
+            if constexpr (VEC)
+                cp_async16(S + r * G0_LD + k, src, ok ? 16 : 0);
+            else
+                cp_async4(S + r * G0_LD + k, src, ok ? 4 : 0);
         }
+        cp_async_commit();
     };
-    load(0);
-    for (int k0 = 0; k0 < K; k0 += G0_K) {
-        __syncthreads(); /* the slice before is read */
+    for (int kt = 0; kt < G0_ST - 1; kt++)
+        if (kt < nk)
+            issue(kt);
+        else
+            cp_async_commit(); /* empty: one group a slice, always */
+    float acc[4][3] = {};
+    for (int kt = 0; kt < nk; kt++) {
+        cp_async_wait_n<G0_ST - 2>(); /* this thread's copies of slice kt */
+        __syncthreads(); /* everyone's; and slice kt - 1's stage is read */
+        if (kt + G0_ST - 1 < nk)
+            issue(kt + G0_ST - 1);
+        else
+            cp_async_commit();
+        const float *A = g0s + (size_t)(kt % G0_ST) * (G0_TM + G0_TN) * G0_LD;
+        const float *B = A + G0_TM * G0_LD;
 #pragma unroll
-        for (int u = 0; u < PER; u++) {
-            const int i = tid + G0_NT * u;
-            As[i % G0_K][i / G0_K] = ra[u];
-            Bs[i % G0_K][i / G0_K] = rb[u];
-        }
-        __syncthreads();
-        if (k0 + G0_K < K)
-            load(k0 + G0_K);
-#pragma unroll 8
-        for (int k = 0; k < G0_K; k++) {
-            const float4 a4 = *(const float4 *)&As[k][tm * 4];
-            const float4 b4 = *(const float4 *)&Bs[k][tn * 4];
-            const float av[4] = {a4.x, a4.y, a4.z, a4.w};
-            const float bv[4] = {b4.x, b4.y, b4.z, b4.w};
+        for (int k = 0; k < G0_KS; k += 4) {
+            float4 a4[4], b4[3];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                a4[i] = *(const float4 *)(A + (tm + 16 * i) * G0_LD + k);
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+                b4[c] = *(const float4 *)(B + (tn + 16 * c) * G0_LD + k);
 #pragma unroll
             for (int i = 0; i < 4; i++)
 #pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[i][c] = fmaf(av[i], bv[c], acc[i][c]);
+                for (int c = 0; c < 3; c++) {
+                    float v = acc[i][c];
+                    v = fmaf(a4[i].x, b4[c].x, v);
+                    v = fmaf(a4[i].y, b4[c].y, v);
+                    v = fmaf(a4[i].z, b4[c].z, v);
+                    acc[i][c] = fmaf(a4[i].w, b4[c].w, v);
+                }
         }
     }
-    if (pdl == 2)
-        ck_trigger_dependents();
+    cp_async_wait_n<0>(); /* none left in flight at the exit */
 #pragma unroll
     for (int i = 0; i < 4; i++) {
-        const int m = m0 + tm * 4 + i;
+        const int m = m0 + tm + 16 * i;
         if (m >= M)
             continue;
 #pragma unroll
-        for (int c = 0; c < 4; c++)
-            if (n0 + tn * 4 + c < N)
-                g[(size_t)m * N + n0 + tn * 4 + c] = acc[i][c];
+        for (int c = 0; c < 3; c++)
+            if (n0 + tn + 16 * c < N)
+                g[(size_t)m * N + n0 + tn + 16 * c] = acc[i][c];
     }
+}
+
+/* enqueue layer 0's GEMM (a->x W_ih0^T into a->g0): 0 where it cannot be
+ * (the shared memory it needs refused), nothing enqueued */
+int ck_gemm0_launch(const ck_args *a, cudaStream_t s)
+{
+    static int ready_dev = -1, vec_ok = -1;
+    int dev;
+    if (vec_ok < 0) { /* GRU_KERNEL_CK_G0VEC=0: the 4-byte copies (to test) */
+        const char *e = getenv("GRU_KERNEL_CK_G0VEC");
+        vec_ok = !e || atoi(e) != 0;
+    }
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (dev != ready_dev) {
+        if (cudaFuncSetAttribute(ck_gemm0<true>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)G0_SMEM) != cudaSuccess ||
+            cudaFuncSetAttribute(ck_gemm0<false>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)G0_SMEM) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        ready_dev = dev;
+    }
+    const int M = a->T * a->B, N = 3 * a->H, K = a->I;
+    const dim3 grid((N + G0_TN - 1) / G0_TN, (M + G0_TM - 1) / G0_TM);
+    const bool vec = vec_ok && K % 4 == 0 && ((uintptr_t)a->x % 16) == 0 &&
+                     ((uintptr_t)a->w_ih[0] % 16) == 0;
+    if (vec)
+        ck_gemm0<true><<<grid, G0_NT, G0_SMEM, s>>>(a->x, a->w_ih[0],
+                                                    (float *)a->g0, M, N, K);
+    else
+        ck_gemm0<false><<<grid, G0_NT, G0_SMEM, s>>>(a->x, a->w_ih[0],
+                                                     (float *)a->g0, M, N, K);
+    if (cudaGetLastError() != cudaSuccess)
+        return 0;
+    return 1;
 }
 
 /* UW units a warp (U = 8 UW a block), BT batch columns */
@@ -3368,12 +3436,6 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
     __syncthreads();
     if (bulk) /* the weights' bytes, all arrived */
         ck_wait_phase(wbar, 0, a.wait_ns);
-    /* launched as ck_gemm0's programmatic dependent (GRU_KERNEL_CK_PDL), the
-     * block got here while the GEMM may still run: nothing above reads what
-     * it writes or writes to global memory; from here, its products are
-     * whole and visible */
-    if (a.pdl)
-        asm volatile("griddepcontrol.wait;" ::: "memory");
     const unsigned long long tagw = (unsigned long long)a.tag << 32;
 
     if (!rec) {
@@ -3495,13 +3557,9 @@ __global__ void __launch_bounds__(CK_NT, 1) cluster_kernel(ck_args a)
         if (gate) { /* in flight during the products */
 #pragma unroll
             for (int g = 0; g < 3; g++)
-                if (gemm_in) { /* written by the GEMM while this kernel
-                                * ran, under PDL: not through the read-only
-                                * path, which is for data constant for the
-                                * kernel's life */
-                    const float *p = a.g0 + gi_at + (size_t)g * H;
-                    gi[g] = a.pdl ? __ldcg(p) : __ldg(p);
-                } else
+                if (gemm_in)
+                    gi[g] = __ldg(a.g0 + gi_at + (size_t)g * H);
+                else
                     gw[g] = ld_relaxed64(gp + (size_t)g * H);
             hp = Xc[b * K + j];
         }
@@ -3568,12 +3626,6 @@ template <int UW, int BT> size_t ck_smem(int K)
            3 * sizeof(unsigned long long) + CK_NC * sizeof(unsigned);
 }
 
-/* launch the kernel after the GEMM as its programmatic dependent
- * (GRU_KERNEL_CK_PDL=1 or 2, read by forward_cluster: the GEMM lets it start
- * from its beginning or once its products are made); 0 once the runtime
- * refuses that and takes the plain launch */
-int ck_pdl = -1;
-
 /* launch cluster_kernel<UW, BT> in groups of BT batch rows if this GPU
  * can run its clusters at once: 0 when not, any error cleared, and
  * nothing enqueued but, at most, the GEMM of layer 0's input products
@@ -3596,10 +3648,8 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     a->G = (a->B + BT - 1) / BT;
     const int clusters = a->G * (2 * a->L - a->gemm0);
     cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute at[3];
+    cudaLaunchAttribute at[2];
     cluster_config(&cfg, at, CK_CS, clusters * CK_CS, CK_NT, smem, s);
-    at[2].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[2].val.programmaticStreamSerializationAllowed = 1;
     if (dev != c.dev || smem != c.smem) {
         int n = 0;
         c.dev = dev;
@@ -3615,33 +3665,15 @@ template <int UW, int BT> int ck_launch(ck_args *a, cudaStream_t s)
     }
     if (c.clusters < clusters)
         return 0;
-    if (a->gemm0) { /* layer 0's input products first, as one GEMM */
-        const int M = a->T * a->B, N = 3 * a->H;
-        ck_gemm0<<<dim3((N + G0_T - 1) / G0_T, (M + G0_T - 1) / G0_T), G0_NT, 0,
-                   s>>>(a->x, a->w_ih[0], (float *)a->g0, M, N, a->I, ck_pdl);
-        if (cudaGetLastError() != cudaSuccess)
-            return 0;
-    }
+    /* layer 0's input products first, as one GEMM */
+    if (a->gemm0 && !ck_gemm0_launch(a, s))
+        return 0;
     /* cooperative, so that the grid is resident by contract, not only
      * because it fits an idle GPU: where the runtime refuses it, no rung 6.
      * A refusal is asked about again next time (the facts are read anew) */
-    a->pdl = a->gemm0 && ck_pdl;
-    if (a->pdl) {
-        cfg.numAttrs = 3;
-        if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
-            return 1;
-        /* refused as a dependent: the plain launch below (the GEMM's
-         * trigger, with no dependent, does nothing) */
-        (void)cudaGetLastError();
-    }
-    const int refused = a->pdl;
-    a->pdl = 0;
     cfg.numAttrs = 2;
-    if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess) {
-        if (refused) /* the dependent launch itself: the plain one from now */
-            ck_pdl = 0;
+    if (cudaLaunchKernelEx(&cfg, cluster_kernel<UW, BT>, *a) == cudaSuccess)
         return 1;
-    }
     (void)cudaGetLastError();
     c.dev = -1;
     return 0;
@@ -3702,9 +3734,6 @@ int forward_cluster(const float *x, const float *h0, float *y, float *h_n,
         on = e ? atoi(e) != 0 : 1;
         e = getenv("GRU_KERNEL_CK_MINB");
         minb = e && atoi(e) >= 1 ? atoi(e) : 2;
-        e = getenv("GRU_KERNEL_CK_PDL"); /* 1 or 2: where the GEMM triggers */
-        const int pdl = e ? atoi(e) : 0;
-        ck_pdl = pdl == 1 || pdl == 2 ? pdl : 0;
         /* a longer wait before a block gives up: under compute-sanitizer's
          * racecheck the blocks a wait depends on run far slower */
         e = getenv("GRU_KERNEL_WAIT_S");
