@@ -944,11 +944,33 @@ __device__ __forceinline__ void cp_async_commit(void)
 #endif
 }
 
+/* wait until at most N of the groups committed are still in flight */
+template <int N> __device__ __forceinline__ void cp_async_wait_n(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 /* wait for every group */
 __device__ __forceinline__ void cp_async_wait(void)
 {
+    cp_async_wait_n<0>();
+}
+
+/* 4 bytes by cp.async into shared memory (zeros where @p bytes is 0): for
+ * data constant for the kernel's life (the L1 may keep it), never for rows
+ * other blocks write (above) */
+__device__ __forceinline__ void cp_async4(float *dst, const float *src,
+                                          int bytes)
+{
 #if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+#else
+    *dst = bytes ? __ldg(src) : 0.f;
 #endif
 }
 
@@ -3213,29 +3235,6 @@ constexpr size_t G0_SMEM =
     (size_t)G0_ST * (G0_TM + G0_TN) * G0_LD * sizeof(float);
 static_assert(G0_NT == 16 * G0_TM / 4 && G0_TN == 3 * 16, "the thread tile");
 
-/* 4 bytes by cp.async into shared memory (zeros where @p bytes is 0): for
- * data constant for the kernel's life (the L1 may keep it) */
-__device__ __forceinline__ void cp_async4(float *dst, const float *src,
-                                          int bytes)
-{
-#if __CUDA_ARCH__ >= 800
-    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
-                 "l"(src), "r"(bytes)
-                 : "memory");
-#else
-    *dst = bytes ? __ldg(src) : 0.f;
-#endif
-}
-
-/* wait until at most N of the groups committed are still in flight */
-template <int N> __device__ __forceinline__ void cp_async_wait_n(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
 /* VEC: K a multiple of 4 and both matrices on 16-byte boundaries */
 template <bool VEC>
 __global__ void __launch_bounds__(G0_NT)
@@ -3246,10 +3245,14 @@ __global__ void __launch_bounds__(G0_NT)
     const int tid = threadIdx.x, tm = tid / 16, tn = tid % 16;
     const int m0 = blockIdx.y * G0_TM, n0 = blockIdx.x * G0_TN;
     const int nk = (K + G0_KS - 1) / G0_KS;
-    /* slice kt (rows of x, then of W; zeros past M, N and K) into stage
-     * kt % G0_ST, as one group of copies */
+    /* slice kt's stage: G0_TM rows of x, then G0_TN of W */
+    auto stage = [&](int kt) {
+        return g0s + (size_t)(kt % G0_ST) * (G0_TM + G0_TN) * G0_LD;
+    };
+    /* slice kt (zeros past M, N and K) into its stage, as one group of
+     * copies */
     auto issue = [&](int kt) {
-        float *S = g0s + (size_t)(kt % G0_ST) * (G0_TM + G0_TN) * G0_LD;
+        float *S = stage(kt);
         const int k0 = kt * G0_KS;
         constexpr int W4 = VEC ? 4 : 1, PR = G0_KS / W4; /* copies a row */
         for (int i = tid; i < (G0_TM + G0_TN) * PR; i += G0_NT) {
@@ -3280,7 +3283,7 @@ __global__ void __launch_bounds__(G0_NT)
             issue(kt + G0_ST - 1);
         else
             cp_async_commit();
-        const float *A = g0s + (size_t)(kt % G0_ST) * (G0_TM + G0_TN) * G0_LD;
+        const float *A = stage(kt);
         const float *B = A + G0_TM * G0_LD;
 #pragma unroll
         for (int k = 0; k < G0_KS; k += 4) {
@@ -3303,7 +3306,7 @@ __global__ void __launch_bounds__(G0_NT)
                 }
         }
     }
-    cp_async_wait_n<0>(); /* none left in flight at the exit */
+    cp_async_wait(); /* none left in flight at the exit */
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int m = m0 + tm + 16 * i;
@@ -3352,9 +3355,7 @@ int ck_gemm0_launch(const ck_args *a, cudaStream_t s)
     else
         ck_gemm0<false><<<grid, G0_NT, G0_SMEM, s>>>(a->x, a->w_ih[0],
                                                      (float *)a->g0, M, N, K);
-    if (cudaGetLastError() != cudaSuccess)
-        return 0;
-    return 1;
+    return cudaGetLastError() == cudaSuccess;
 }
 
 /* UW units a warp (U = 8 UW a block), BT batch columns */
