@@ -3347,8 +3347,7 @@ int ck_gemm0_launch(const ck_args *a, cudaStream_t s)
     }
     const int M = a->T * a->B, N = 3 * a->H, K = a->I;
     const dim3 grid((N + G0_TN - 1) / G0_TN, (M + G0_TM - 1) / G0_TM);
-    const bool vec = vec_ok && K % 4 == 0 && ((uintptr_t)a->x % 16) == 0 &&
-                     ((uintptr_t)a->w_ih[0] % 16) == 0;
+    const bool vec = vec_ok && a->xvec && ((uintptr_t)a->w_ih[0] % 16) == 0;
     if (vec)
         ck_gemm0<true><<<grid, G0_NT, G0_SMEM, s>>>(a->x, a->w_ih[0],
                                                     (float *)a->g0, M, N, K);
