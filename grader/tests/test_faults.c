@@ -93,6 +93,15 @@ static const struct bad_fixture {
      CL_EXIT_FAILED,
      CL_ST_WRONG,
      {{"odd-unaligned", CL_ST_WRONG, NULL}}},
+    /* work off the given stream, on a stateful lab: the trace forbids it
+     * in the checked calls, the speed case's among them */
+    {"04",
+     "offstream",
+     "quick|1000-small",
+     CL_EXIT_FAILED,
+     CL_ST_FORBIDDEN,
+     {{"odd-unaligned", CL_ST_FORBIDDEN, "another stream"},
+      {"1000-small", CL_ST_FORBIDDEN, "another stream"}}},
     /* the message says cuDNN agrees with the grader's reference */
     {"05",
      "swap_gates",
